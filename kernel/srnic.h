@@ -1,0 +1,127 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * srnic: a software RoCEv2 RDMA NIC.
+ *
+ * Private umbrella header: device structures, limits and the prototypes of
+ * every kernel/ file, grouped by file.
+ *
+ * Object lifetimes
+ * ----------------
+ * An srnic device is an ib_device allocated by ib_alloc_device() and owned by
+ * ib_core's refcount. It is created by "rdma link add" (srnic_newlink()) and
+ * destroyed through ib_core's unregistration, which calls
+ * srnic_dealloc_driver() exactly once, from one of:
+ *   - "rdma link delete" (IBK_ALLOW_USER_UNREG),
+ *   - NETDEV_UNREGISTER of its netdev (queued, srnic_netdev_event()),
+ *   - module unload (ib_unregister_driver()).
+ */
+#ifndef SRNIC_H
+#define SRNIC_H
+
+#include <linux/netdevice.h>
+#include <linux/mutex.h>
+#include <rdma/ib_verbs.h>
+
+#define SRNIC_DRV_NAME		"srnic"
+#define SRNIC_LINK_TYPE		"srnic"
+
+/* The rdma-core provider that drives us is rxe's: see README.md. */
+#define SRNIC_UVERBS_ABI_VERSION	2
+
+/* RoCEv2 (IBA Annex A17) */
+#define SRNIC_ROCE_V2_PORT	4791
+
+/* Device limits reported by query_device. */
+#define SRNIC_VENDOR_ID		0xffffff	/* no IEEE OUI: software device */
+#define SRNIC_VENDOR_PART_ID	0x5352		/* "SR" */
+#define SRNIC_HW_VER		1
+#define SRNIC_MAX_QP		0x10000
+#define SRNIC_MAX_QP_WR		0x4000
+#define SRNIC_MAX_SGE		32
+#define SRNIC_MAX_SGE_RD	32
+#define SRNIC_MAX_CQ		0x10000
+#define SRNIC_MAX_CQE		0x8000
+#define SRNIC_MAX_MR		0x40000
+#define SRNIC_MAX_PD		0x10000
+#define SRNIC_MAX_QP_RD_ATOM	128
+#define SRNIC_MAX_SRQ		0x10000
+#define SRNIC_MAX_SRQ_WR	0x4000
+#define SRNIC_MAX_AH		0x8000
+#define SRNIC_MAX_MW		0x10000
+#define SRNIC_MAX_FAST_REG_PAGES 512
+#define SRNIC_MAX_MSG_SZ	0x80000000U	/* 2 GiB */
+#define SRNIC_MAX_INLINE	512
+#define SRNIC_PAGE_SIZE_CAP	0xfffff000U
+#define SRNIC_LOCAL_CA_ACK_DELAY 15
+
+/* Port limits. */
+#define SRNIC_PORT_NUM		1
+#define SRNIC_GID_TBL_LEN	1024
+#define SRNIC_PKEY_TBL_LEN	1
+#define SRNIC_DEFAULT_PKEY	0xffff
+
+/**
+ * struct srnic_dev - one srnic RDMA device, bound to one Ethernet netdev
+ * @ib_dev: the ib_core device; must stay first (INIT_RDMA_OBJ_SIZE rules)
+ * @ndev: the bound netdev; a reference is held from creation until
+ *	srnic_dealloc_driver(), so the pointer is valid for the device's
+ *	whole life (even after NETDEV_UNREGISTER, until ib_core lets go)
+ * @ndev_tracker: tracks the reference on @ndev
+ * @net: network namespace whose UDP 4791 sockets this device holds a
+ *	reference on, or NULL once released (srnic_net_put()); protected by
+ *	srnic_net_mutex
+ * @port_state: last port state dispatched as an event; protected by RTNL
+ */
+struct srnic_dev {
+	struct ib_device	ib_dev;
+	struct net_device	*ndev;
+	netdevice_tracker	ndev_tracker;
+	struct net		*net;
+	enum ib_port_state	port_state;
+};
+
+static inline struct srnic_dev *to_srnic_dev(struct ib_device *ibdev)
+{
+	return container_of(ibdev, struct srnic_dev, ib_dev);
+}
+
+struct srnic_ucontext {
+	struct ib_ucontext	ibuc;
+};
+
+struct srnic_pd {
+	struct ib_pd		ibpd;
+};
+
+/* srnic_main.c */
+extern struct mutex srnic_net_mutex;
+
+/* srnic_dev.c */
+int srnic_dev_add(const char *name, struct net_device *ndev);
+struct srnic_dev *srnic_dev_get_by_netdev(struct net_device *ndev);
+
+/* srnic_port.c */
+enum ib_mtu srnic_port_active_mtu(unsigned int netdev_mtu);
+__be64 srnic_port_guid_from_mac(const u8 *mac);
+enum ib_port_state srnic_port_state(const struct net_device *ndev);
+int srnic_query_port(struct ib_device *ibdev, u32 port_num,
+		     struct ib_port_attr *attr);
+int srnic_get_port_immutable(struct ib_device *ibdev, u32 port_num,
+			     struct ib_port_immutable *immutable);
+int srnic_query_pkey(struct ib_device *ibdev, u32 port_num, u16 index,
+		     u16 *pkey);
+enum rdma_link_layer srnic_get_link_layer(struct ib_device *ibdev,
+					  u32 port_num);
+void srnic_port_update(struct srnic_dev *sdev, struct net_device *ndev);
+
+/* srnic_net.c */
+int srnic_net_init(void);
+void srnic_net_exit(void);
+int srnic_net_get(struct srnic_dev *sdev, struct net *net);
+void srnic_net_put(struct srnic_dev *sdev);
+
+/* srnic_pd.c */
+int srnic_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata);
+int srnic_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata);
+
+#endif /* SRNIC_H */

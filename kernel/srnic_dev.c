@@ -1,0 +1,278 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * srnic device: creation, registration with ib_core, device attributes,
+ * user contexts and the verbs ops table.
+ *
+ * User space: stock rdma-core drives srnic through its rxe provider, which
+ * matches on driver_id RDMA_DRIVER_RXE and user verbs ABI version 2. That is
+ * why srnic and rdma_rxe must never be loaded together (srnic_main.c).
+ */
+#include <linux/if_arp.h>
+#include <linux/rtnetlink.h>
+#include <rdma/ib_verbs.h>
+
+#include "srnic.h"
+
+static int srnic_query_device(struct ib_device *ibdev,
+			      struct ib_device_attr *attr,
+			      struct ib_udata *uhw)
+{
+	if (uhw->inlen || uhw->outlen)
+		return -EINVAL;
+	*attr = ibdev->attrs;
+	return 0;
+}
+
+static void srnic_get_dev_fw_str(struct ib_device *ibdev, char *str)
+{
+	snprintf(str, IB_FW_VERSION_NAME_MAX, "%s", SRNIC_VERSION);
+}
+
+static int srnic_alloc_ucontext(struct ib_ucontext *ibuc,
+				struct ib_udata *udata)
+{
+	return 0;
+}
+
+static void srnic_dealloc_ucontext(struct ib_ucontext *ibuc)
+{
+}
+
+static void srnic_dealloc_driver(struct ib_device *ibdev)
+{
+	struct srnic_dev *sdev = to_srnic_dev(ibdev);
+
+	/* Already done if the netdev went away first; harmless twice. */
+	srnic_net_put(sdev);
+	netdev_put(sdev->ndev, &sdev->ndev_tracker);
+	ibdev_dbg(ibdev, "deallocated\n");
+}
+
+/* sysfs: /sys/class/infiniband/<dev>/srnic/{version,netdev} */
+static ssize_t version_show(struct device *device,
+			    struct device_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%s\n", SRNIC_VERSION);
+}
+static DEVICE_ATTR_RO(version);
+
+static ssize_t netdev_show(struct device *device,
+			   struct device_attribute *attr, char *buf)
+{
+	struct srnic_dev *sdev = to_srnic_dev(rdma_device_to_ibdev(device));
+
+	return sysfs_emit(buf, "%s\n", netdev_name(sdev->ndev));
+}
+static DEVICE_ATTR_RO(netdev);
+
+static struct attribute *srnic_dev_attrs[] = {
+	&dev_attr_version.attr,
+	&dev_attr_netdev.attr,
+	NULL,
+};
+
+static const struct attribute_group srnic_dev_attr_group = {
+	.name = SRNIC_DRV_NAME,
+	.attrs = srnic_dev_attrs,
+};
+
+static const struct ib_device_ops srnic_dev_ops = {
+	.owner = THIS_MODULE,
+	.driver_id = RDMA_DRIVER_RXE,
+	.uverbs_abi_ver = SRNIC_UVERBS_ABI_VERSION,
+
+	.alloc_pd = srnic_alloc_pd,
+	.alloc_ucontext = srnic_alloc_ucontext,
+	.dealloc_driver = srnic_dealloc_driver,
+	.dealloc_pd = srnic_dealloc_pd,
+	.dealloc_ucontext = srnic_dealloc_ucontext,
+	.device_group = &srnic_dev_attr_group,
+	.get_dev_fw_str = srnic_get_dev_fw_str,
+	.get_link_layer = srnic_get_link_layer,
+	.get_port_immutable = srnic_get_port_immutable,
+	.query_device = srnic_query_device,
+	.query_pkey = srnic_query_pkey,
+	.query_port = srnic_query_port,
+
+	INIT_RDMA_OBJ_SIZE(ib_pd, srnic_pd, ibpd),
+	INIT_RDMA_OBJ_SIZE(ib_ucontext, srnic_ucontext, ibuc),
+};
+
+static void srnic_dev_init_attrs(struct srnic_dev *sdev,
+				 struct net_device *ndev)
+{
+	struct ib_device_attr *a = &sdev->ib_dev.attrs;
+
+	a->fw_ver = 0;
+	a->sys_image_guid = sdev->ib_dev.node_guid;
+	a->max_mr_size = U64_MAX;
+	a->page_size_cap = SRNIC_PAGE_SIZE_CAP;
+	a->vendor_id = SRNIC_VENDOR_ID;
+	a->vendor_part_id = SRNIC_VENDOR_PART_ID;
+	a->hw_ver = SRNIC_HW_VER;
+	a->max_qp = SRNIC_MAX_QP;
+	a->max_qp_wr = SRNIC_MAX_QP_WR;
+	a->device_cap_flags = IB_DEVICE_BAD_PKEY_CNTR |
+			      IB_DEVICE_BAD_QKEY_CNTR |
+			      IB_DEVICE_SYS_IMAGE_GUID |
+			      IB_DEVICE_RC_RNR_NAK_GEN |
+			      IB_DEVICE_SRQ_RESIZE |
+			      IB_DEVICE_MEM_MGT_EXTENSIONS;
+	a->kernel_cap_flags = IBK_ALLOW_USER_UNREG;
+	a->max_send_sge = SRNIC_MAX_SGE;
+	a->max_recv_sge = SRNIC_MAX_SGE;
+	a->max_sge_rd = SRNIC_MAX_SGE_RD;
+	a->max_cq = SRNIC_MAX_CQ;
+	a->max_cqe = SRNIC_MAX_CQE - 1;
+	a->max_mr = SRNIC_MAX_MR;
+	a->max_mw = SRNIC_MAX_MW;
+	a->max_pd = SRNIC_MAX_PD;
+	a->max_qp_rd_atom = SRNIC_MAX_QP_RD_ATOM;
+	a->max_qp_init_rd_atom = SRNIC_MAX_QP_RD_ATOM;
+	a->max_res_rd_atom = SRNIC_MAX_QP_RD_ATOM * SRNIC_MAX_QP;
+	a->atomic_cap = IB_ATOMIC_HCA;
+	a->max_ah = SRNIC_MAX_AH;
+	a->max_srq = SRNIC_MAX_SRQ;
+	a->max_srq_wr = SRNIC_MAX_SRQ_WR;
+	a->max_srq_sge = SRNIC_MAX_SGE;
+	a->max_fast_reg_page_list_len = SRNIC_MAX_FAST_REG_PAGES;
+	a->max_pkeys = SRNIC_PKEY_TBL_LEN;
+	a->local_ca_ack_delay = SRNIC_LOCAL_CA_ACK_DELAY;
+}
+
+/**
+ * srnic_dev_get_by_netdev() - the srnic device bound to a netdev
+ * @ndev: the netdev
+ *
+ * Return: the device with a reference held (release with
+ * ib_device_put(&sdev->ib_dev)), or NULL.
+ */
+struct srnic_dev *srnic_dev_get_by_netdev(struct net_device *ndev)
+{
+	struct ib_device *ibdev;
+
+	ibdev = ib_device_get_by_netdev(ndev, RDMA_DRIVER_RXE);
+	if (!ibdev)
+		return NULL;
+	/* Never rdma_rxe's (srnic_main.c keeps it out), but be sure. */
+	if (ibdev->ops.owner != THIS_MODULE) {
+		ib_device_put(ibdev);
+		return NULL;
+	}
+	return to_srnic_dev(ibdev);
+}
+
+static int srnic_dev_check_name(const char *name)
+{
+	struct ib_device *other;
+
+	/* RDMA_DRIVER_UNKNOWN matches a device of any driver. */
+	other = ib_device_get_by_name(name, RDMA_DRIVER_UNKNOWN);
+	if (!other)
+		return 0;
+	ib_device_put(other);
+	pr_err("an RDMA device named %s already exists\n", name);
+	return -EEXIST;
+}
+
+static int srnic_dev_check_netdev(struct net_device *ndev)
+{
+	struct srnic_dev *other;
+
+	if (ndev->type != ARPHRD_ETHER) {
+		pr_err("%s is not an Ethernet device (type %u); RoCEv2 needs Ethernet\n",
+		       netdev_name(ndev), ndev->type);
+		return -EINVAL;
+	}
+	other = srnic_dev_get_by_netdev(ndev);
+	if (other) {
+		pr_err("%s already has RDMA device %s; one srnic device per netdev\n",
+		       netdev_name(ndev), dev_name(&other->ib_dev.dev));
+		ib_device_put(&other->ib_dev);
+		return -EBUSY;
+	}
+	return 0;
+}
+
+/**
+ * srnic_dev_add() - create and register an srnic device on a netdev
+ * @name: the ib_device name asked for with "rdma link add"
+ * @ndev: the Ethernet netdev to bind (reference held by the caller)
+ *
+ * The caller serialises calls (srnic_link_mutex) so that the name and netdev
+ * checks cannot race with another creation.
+ *
+ * Return: 0 or a negative errno; on error nothing is left behind.
+ */
+int srnic_dev_add(const char *name, struct net_device *ndev)
+{
+	struct srnic_dev *sdev;
+	struct ib_device *ibdev;
+	bool gone;
+	int err;
+
+	err = srnic_dev_check_name(name);
+	if (err)
+		return err;
+	err = srnic_dev_check_netdev(ndev);
+	if (err)
+		return err;
+
+	sdev = ib_alloc_device(srnic_dev, ib_dev);
+	if (!sdev)
+		return -ENOMEM;
+	ibdev = &sdev->ib_dev;
+	sdev->ndev = ndev;
+	netdev_hold(ndev, &sdev->ndev_tracker, GFP_KERNEL);
+
+	err = srnic_net_get(sdev, dev_net(ndev));
+	if (err)
+		goto err_dealloc;
+
+	ibdev->node_type = RDMA_NODE_IB_CA;
+	ibdev->phys_port_cnt = SRNIC_PORT_NUM;
+	ibdev->num_comp_vectors = num_possible_cpus();
+	ibdev->local_dma_lkey = 0;
+	ibdev->node_guid = srnic_port_guid_from_mac(ndev->dev_addr);
+	strscpy(ibdev->node_desc, SRNIC_DRV_NAME, sizeof(ibdev->node_desc));
+	srnic_dev_init_attrs(sdev, ndev);
+	ib_set_device_ops(ibdev, &srnic_dev_ops);
+
+	err = ib_device_set_netdev(ibdev, ndev, SRNIC_PORT_NUM);
+	if (err)
+		goto err_net_put;
+
+	/* NULL dma_device: ib_core's virtual DMA (addresses are kernel VAs). */
+	err = ib_register_device(ibdev, name, NULL);
+	if (err)
+		goto err_net_put;
+
+	/*
+	 * From here the netdev notifier finds the device by its netdev. If
+	 * the netdev was unregistered while we registered, the notifier could
+	 * not see us: undo here. After this check it will.
+	 */
+	rtnl_lock();
+	gone = ndev->reg_state != NETREG_REGISTERED;
+	if (!gone)
+		sdev->port_state = srnic_port_state(ndev);
+	rtnl_unlock();
+	if (gone) {
+		/* Frees sdev through srnic_dealloc_driver(). */
+		ib_unregister_device(ibdev);
+		return -ENODEV;
+	}
+
+	ibdev_info(ibdev, "created on %s (port %s, active MTU %d)\n",
+		   netdev_name(ndev),
+		   sdev->port_state == IB_PORT_ACTIVE ? "ACTIVE" : "DOWN",
+		   ib_mtu_enum_to_int(srnic_port_active_mtu(ndev->mtu)));
+	return 0;
+
+err_net_put:
+	srnic_net_put(sdev);
+err_dealloc:
+	netdev_put(ndev, &sdev->ndev_tracker);
+	ib_dealloc_device(ibdev);
+	return err;
+}

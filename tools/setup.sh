@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Install everything srnic needs to build and test on Debian 12 (bookworm).
+# Idempotent: run it as often as you like. Needs root (apt-get).
+#
+#   tools/setup.sh            install build, VM-test, KUnit and userspace deps
+#
+# What it installs, by purpose:
+#   kernel module   linux-headers-amd64 (the 6.1 headers the module builds against),
+#                   sparse (make check)
+#   VM tests        linux-image-amd64 (the kernel the VM boots; same version as the
+#                   headers), qemu-system-x86, busybox-static, kmod, iproute2,
+#                   rdma-core, ibverbs-utils, rdmacm-utils, perftest, python3-pyverbs
+#   KUnit (UML)     linux-source-6.1, flex, bison, bc
+#   userspace       cmake, g++, libgtest-dev, libgmock-dev, libmnl-dev, libfmt-dev,
+#                   nlohmann-json3-dev, libcli11-dev, libbpf-dev, bpftool, clang, llvm
+set -euo pipefail
+
+if [ "$(id -u)" -ne 0 ]; then
+	echo "setup.sh: must run as root (apt-get install)" >&2
+	exit 1
+fi
+if ! grep -q '^12' /etc/debian_version 2>/dev/null; then
+	echo "setup.sh: warning: written for Debian 12; continuing" >&2
+fi
+
+pkgs=(
+	# module build
+	build-essential linux-headers-amd64 sparse libelf-dev
+	# VM tier
+	linux-image-amd64 qemu-system-x86 busybox-static kmod iproute2 cpio xz-utils
+	binutils procps
+	rdma-core ibverbs-utils rdmacm-utils perftest python3-pyverbs
+	libibverbs-dev librdmacm-dev
+	# KUnit tier
+	linux-source-6.1 flex bison bc python3
+	# userspace
+	cmake g++ pkg-config libgtest-dev libgmock-dev libmnl-dev libfmt-dev
+	nlohmann-json3-dev libcli11-dev libbpf-dev bpftool clang llvm
+)
+
+missing=()
+for p in "${pkgs[@]}"; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' ||
+		missing+=("$p")
+done
+
+if [ "${#missing[@]}" -eq 0 ]; then
+	echo "setup.sh: all ${#pkgs[@]} packages present"
+else
+	echo "setup.sh: installing ${#missing[@]} packages: ${missing[*]}"
+	export DEBIAN_FRONTEND=noninteractive
+	apt-get update -qq
+	apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+# rdma_rxe and srnic both claim RDMA_DRIVER_RXE and UDP 4791; keep the host
+# from autoloading rxe (harmless where the host cannot load modules at all).
+# The VM tier loads rdma_rxe explicitly, by path, for baseline runs only.
+echo "setup.sh: done"
