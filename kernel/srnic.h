@@ -20,9 +20,20 @@
 
 #include <linux/netdevice.h>
 #include <linux/mutex.h>
+#include <linux/stringify.h>
 #include <rdma/ib_verbs.h>
 
 #define SRNIC_DRV_NAME		"srnic"
+
+#define SRNIC_VERSION_MAJOR	0
+#define SRNIC_VERSION_MINOR	1
+#define SRNIC_VERSION_PATCH	0
+#define SRNIC_VERSION		__stringify(SRNIC_VERSION_MAJOR) "." \
+				__stringify(SRNIC_VERSION_MINOR) "." \
+				__stringify(SRNIC_VERSION_PATCH)
+/* ib_device_attr.fw_ver: 16 bits each, as rdma-core prints it (x.y.z). */
+#define SRNIC_FW_VER		((u64)SRNIC_VERSION_MAJOR << 32 | \
+				 SRNIC_VERSION_MINOR << 16 | SRNIC_VERSION_PATCH)
 #define SRNIC_LINK_TYPE		"srnic"
 
 /* The rdma-core provider that drives us is rxe's: see README.md. */

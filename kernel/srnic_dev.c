@@ -13,19 +13,60 @@
 
 #include "srnic.h"
 
+/*
+ * ib_core zeroes ibdev->attrs and fills them through this op when the device
+ * registers; uverbs calls it again for every query.
+ */
 static int srnic_query_device(struct ib_device *ibdev,
-			      struct ib_device_attr *attr,
+			      struct ib_device_attr *a,
 			      struct ib_udata *uhw)
 {
 	if (uhw->inlen || uhw->outlen)
 		return -EINVAL;
-	*attr = ibdev->attrs;
+
+	memset(a, 0, sizeof(*a));
+	a->fw_ver = SRNIC_FW_VER;
+	a->sys_image_guid = ibdev->node_guid;
+	a->max_mr_size = U64_MAX;
+	a->page_size_cap = SRNIC_PAGE_SIZE_CAP;
+	a->vendor_id = SRNIC_VENDOR_ID;
+	a->vendor_part_id = SRNIC_VENDOR_PART_ID;
+	a->hw_ver = SRNIC_HW_VER;
+	a->max_qp = SRNIC_MAX_QP;
+	a->max_qp_wr = SRNIC_MAX_QP_WR;
+	a->device_cap_flags = IB_DEVICE_BAD_PKEY_CNTR |
+			      IB_DEVICE_BAD_QKEY_CNTR |
+			      IB_DEVICE_SYS_IMAGE_GUID |
+			      IB_DEVICE_RC_RNR_NAK_GEN |
+			      IB_DEVICE_SRQ_RESIZE |
+			      IB_DEVICE_MEM_MGT_EXTENSIONS;
+	a->kernel_cap_flags = IBK_ALLOW_USER_UNREG;
+	a->max_send_sge = SRNIC_MAX_SGE;
+	a->max_recv_sge = SRNIC_MAX_SGE;
+	a->max_sge_rd = SRNIC_MAX_SGE_RD;
+	a->max_cq = SRNIC_MAX_CQ;
+	a->max_cqe = SRNIC_MAX_CQE - 1;
+	a->max_mr = SRNIC_MAX_MR;
+	a->max_mw = SRNIC_MAX_MW;
+	a->max_pd = SRNIC_MAX_PD;
+	a->max_qp_rd_atom = SRNIC_MAX_QP_RD_ATOM;
+	a->max_qp_init_rd_atom = SRNIC_MAX_QP_RD_ATOM;
+	a->max_res_rd_atom = SRNIC_MAX_QP_RD_ATOM * SRNIC_MAX_QP;
+	a->atomic_cap = IB_ATOMIC_HCA;
+	a->max_ah = SRNIC_MAX_AH;
+	a->max_srq = SRNIC_MAX_SRQ;
+	a->max_srq_wr = SRNIC_MAX_SRQ_WR;
+	a->max_srq_sge = SRNIC_MAX_SGE;
+	a->max_fast_reg_page_list_len = SRNIC_MAX_FAST_REG_PAGES;
+	a->max_pkeys = SRNIC_PKEY_TBL_LEN;
+	a->local_ca_ack_delay = SRNIC_LOCAL_CA_ACK_DELAY;
 	return 0;
 }
 
 static void srnic_get_dev_fw_str(struct ib_device *ibdev, char *str)
 {
-	snprintf(str, IB_FW_VERSION_NAME_MAX, "%s", SRNIC_VERSION);
+	snprintf(str, IB_FW_VERSION_NAME_MAX, "%d.%d.%d", SRNIC_VERSION_MAJOR,
+		 SRNIC_VERSION_MINOR, SRNIC_VERSION_PATCH);
 }
 
 static int srnic_alloc_ucontext(struct ib_ucontext *ibuc,
@@ -97,48 +138,6 @@ static const struct ib_device_ops srnic_dev_ops = {
 	INIT_RDMA_OBJ_SIZE(ib_pd, srnic_pd, ibpd),
 	INIT_RDMA_OBJ_SIZE(ib_ucontext, srnic_ucontext, ibuc),
 };
-
-static void srnic_dev_init_attrs(struct srnic_dev *sdev,
-				 struct net_device *ndev)
-{
-	struct ib_device_attr *a = &sdev->ib_dev.attrs;
-
-	a->fw_ver = 0;
-	a->sys_image_guid = sdev->ib_dev.node_guid;
-	a->max_mr_size = U64_MAX;
-	a->page_size_cap = SRNIC_PAGE_SIZE_CAP;
-	a->vendor_id = SRNIC_VENDOR_ID;
-	a->vendor_part_id = SRNIC_VENDOR_PART_ID;
-	a->hw_ver = SRNIC_HW_VER;
-	a->max_qp = SRNIC_MAX_QP;
-	a->max_qp_wr = SRNIC_MAX_QP_WR;
-	a->device_cap_flags = IB_DEVICE_BAD_PKEY_CNTR |
-			      IB_DEVICE_BAD_QKEY_CNTR |
-			      IB_DEVICE_SYS_IMAGE_GUID |
-			      IB_DEVICE_RC_RNR_NAK_GEN |
-			      IB_DEVICE_SRQ_RESIZE |
-			      IB_DEVICE_MEM_MGT_EXTENSIONS;
-	a->kernel_cap_flags = IBK_ALLOW_USER_UNREG;
-	a->max_send_sge = SRNIC_MAX_SGE;
-	a->max_recv_sge = SRNIC_MAX_SGE;
-	a->max_sge_rd = SRNIC_MAX_SGE_RD;
-	a->max_cq = SRNIC_MAX_CQ;
-	a->max_cqe = SRNIC_MAX_CQE - 1;
-	a->max_mr = SRNIC_MAX_MR;
-	a->max_mw = SRNIC_MAX_MW;
-	a->max_pd = SRNIC_MAX_PD;
-	a->max_qp_rd_atom = SRNIC_MAX_QP_RD_ATOM;
-	a->max_qp_init_rd_atom = SRNIC_MAX_QP_RD_ATOM;
-	a->max_res_rd_atom = SRNIC_MAX_QP_RD_ATOM * SRNIC_MAX_QP;
-	a->atomic_cap = IB_ATOMIC_HCA;
-	a->max_ah = SRNIC_MAX_AH;
-	a->max_srq = SRNIC_MAX_SRQ;
-	a->max_srq_wr = SRNIC_MAX_SRQ_WR;
-	a->max_srq_sge = SRNIC_MAX_SGE;
-	a->max_fast_reg_page_list_len = SRNIC_MAX_FAST_REG_PAGES;
-	a->max_pkeys = SRNIC_PKEY_TBL_LEN;
-	a->local_ca_ack_delay = SRNIC_LOCAL_CA_ACK_DELAY;
-}
 
 /**
  * srnic_dev_get_by_netdev() - the srnic device bound to a netdev
@@ -235,7 +234,6 @@ int srnic_dev_add(const char *name, struct net_device *ndev)
 	ibdev->local_dma_lkey = 0;
 	ibdev->node_guid = srnic_port_guid_from_mac(ndev->dev_addr);
 	strscpy(ibdev->node_desc, SRNIC_DRV_NAME, sizeof(ibdev->node_desc));
-	srnic_dev_init_attrs(sdev, ndev);
 	ib_set_device_ops(ibdev, &srnic_dev_ops);
 
 	err = ib_device_set_netdev(ibdev, ndev, SRNIC_PORT_NUM);

@@ -108,11 +108,17 @@ int srnic_query_port(struct ib_device *ibdev, u32 port_num,
 	attr->sm_lid = 0;
 	attr->lmc = 0;
 
-	/* Width and speed from the netdev's ethtool link speed. */
+	/*
+	 * Width and speed from the netdev's ethtool link speed; while the
+	 * netdev is going away ib_core can no longer tell, so report the
+	 * slowest link rather than fail the query.
+	 */
 	err = ib_get_eth_speed(ibdev, port_num, &attr->active_speed,
 			       &attr->active_width);
-	if (err)
-		return err;
+	if (err) {
+		attr->active_speed = IB_SPEED_SDR;
+		attr->active_width = IB_WIDTH_1X;
+	}
 	return 0;
 }
 

@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# Style tier: checkpatch --strict per kernel source file, and sparse over the
+# module. Prints one PASS/FAIL line per check and "N passed, N failed".
+set -uo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+cd "$top" || exit 1
+pass=0
+fail=0
+ok() { echo "PASS: $1"; pass=$((pass + 1)); }
+ko() { echo "FAIL: $1"; fail=$((fail + 1)); }
+
+mapfile -t files < <(git ls-files -co --exclude-standard \
+	'kernel/*.[ch]' 'include/*.h' 'tests/kunit/*.[ch]')
+for f in "${files[@]}"; do
+	if out=$(tools/lint.sh "$f" 2>&1); then
+		ok "checkpatch --strict $f"
+	else
+		echo "$out"
+		ko "checkpatch --strict $f"
+	fi
+done
+
+# sparse: force a full re-check so that warnings are never hidden by make.
+out=$(make -s clean >/dev/null 2>&1; make -s check 2>&1)
+if grep -E 'warning:|error:' <<<"$out"; then
+	ko "sparse (make check) is clean"
+else
+	ok "sparse (make check) is clean"
+fi
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]

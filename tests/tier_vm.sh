@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# VM tier: the harness's own checks, then each VM test script, each in one
+# VM boot (QEMU TCG, Debian's 6.1 kernel; see tests/vm/vmrun).
+set -uo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+cd "$top" || exit 1
+. tests/tally.sh
+logdir=${SRNIC_TEST_LOGS:-$top/build/test-logs}/vm
+mkdir -p "$logdir"
+
+make -s module >/dev/null || { echo "make module failed"; echo "0 passed, 1 failed"; exit 1; }
+
+tally harness "$logdir/harness.log" tests/vm/test_harness.sh
+for t in tests/vm/test_*.sh; do
+	[ "$t" = tests/vm/test_harness.sh ] && continue
+	n=$(basename "$t" .sh)
+	tally "$n" "$logdir/$n.log" tests/vm/vmrun --timeout 900 "$t"
+done
+
+printf '%s\n' "${TALLY_LINES[@]}"
+echo "$TALLY_PASS passed, $TALLY_FAIL failed"
+[ "$TALLY_FAIL" -eq 0 ]
