@@ -1,0 +1,35 @@
+// SPDX-License-Identifier: GPL-2.0
+//
+// The interface between srnicctl's front end (cli.cpp) and its objects. As in iproute2's
+// rdma, each object lives in its own file and exports one cmd_<object>() entry point; here
+// it adds the object's CLI11 subcommand tree and, from the callback of whichever command
+// was parsed, sets the Action to run. A new object (qp, dcqcn, ...) is one file plus one
+// line in cli.cpp's object table.
+#pragma once
+
+#include "lib/output.h"
+#include "lib/result.h"
+#include "lib/sysfs.h"
+
+#include <functional>
+
+namespace CLI {
+class App;
+}
+
+namespace srnic::ctl {
+
+// What a command may use. Output is already set up from -j/-p.
+struct Context {
+  Output &out;
+  const Sysfs &sysfs;
+};
+
+// The command chosen on the command line. An Error is printed as one stderr line and
+// makes srnicctl exit with EXIT_FAILURE.
+using Action = std::function<Result<void>(Context &)>;
+
+void cmd_dev(CLI::App &root, Action &action);
+void cmd_health(CLI::App &root, Action &action);
+
+} // namespace srnic::ctl

@@ -1,0 +1,65 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "sysfs.h"
+
+#include "fd.h"
+
+#include <fcntl.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <system_error>
+
+namespace srnic {
+
+namespace {
+
+// A sysfs attribute is at most one page; allow some slack for fake trees.
+constexpr std::size_t attr_max_bytes = 64 * 1024;
+
+} // namespace
+
+Sysfs Sysfs::from_env() {
+  const char *root = std::getenv("SRNIC_SYSFS_ROOT");
+  return Sysfs(root != nullptr && *root != '\0' ? root : "/sys");
+}
+
+bool Sysfs::exists(const std::filesystem::path &rel) const {
+  std::error_code ec;
+  return std::filesystem::exists(path(rel), ec);
+}
+
+bool Sysfs::is_dir(const std::filesystem::path &rel) const {
+  std::error_code ec;
+  return std::filesystem::is_directory(path(rel), ec);
+}
+
+Result<std::string> Sysfs::read_attr(const std::filesystem::path &rel) const {
+  std::filesystem::path full = path(rel);
+  Result<Fd> fd = Fd::open(full, O_RDONLY);
+  if (!fd)
+    return std::move(fd).error();
+  Result<std::string> data = read_all(*fd, attr_max_bytes);
+  if (!data)
+    return Error{data.error().errnum, "cannot read " + full.string()};
+  std::string &s = *data;
+  while (!s.empty() && (s.back() == '\n' || s.back() == '\r'))
+    s.pop_back();
+  return data;
+}
+
+Result<std::vector<std::string>> Sysfs::list_dir(const std::filesystem::path &rel) const {
+  std::filesystem::path full = path(rel);
+  std::error_code ec;
+  std::filesystem::directory_iterator it(full, ec);
+  if (ec)
+    return Error{ec.value(), "cannot list " + full.string()};
+  std::vector<std::string> names;
+  for (; !ec && it != std::filesystem::directory_iterator(); it.increment(ec))
+    names.push_back(it->path().filename().string());
+  if (ec)
+    return Error{ec.value(), "cannot list " + full.string()};
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+} // namespace srnic
