@@ -1,0 +1,82 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# CQs, SRQs and the shared-ring mmaps of srnic, driven by stock rdma-core
+# (rxe provider) through pyverbs, inside the VM (tests/vm/vmrun):
+#
+#   tests/vm/vmrun tests/vm/test_cq.sh
+#
+#   root netns
+#   vethA 10.99.0.1 ---- veth ---- vethB 10.99.0.2
+#   srnic0 (rdma link)
+#
+# No traffic: tests/vm/pyverbs_cq.py creates CQs of several sizes (cqe
+# returned >= asked), resizes them up and down, arms them (req_notify_cq is a
+# syscall srnic must enable), polls empty rings through the mmap, uses a
+# completion channel, creates/modifies/queries/destroys SRQs (resize keeps
+# the posted WQEs: the provider's view of the new ring is checked), posts
+# receives into an SRQ ring, and expects EINVAL for oversize requests. Then:
+# no user CQ left in "rdma res show cq", no kernel warning, and both
+# "rdma link delete" and rmmod succeed.
+#
+# SRNIC_KO=path overrides the module (default: srnic.ko at the repo root,
+# from "make module").
+set -u
+cd "$(dirname "$0")/../.." || exit 1
+REPO=$PWD
+# shellcheck source=tests/vm/lib.sh
+. tests/vm/lib.sh
+
+KO=${SRNIC_KO:-$REPO/srnic.ko}
+DEV=srnic0
+PY=/usr/bin/python3
+
+[ -f "$KO" ] || { echo "$KO missing: run make module first"; exit 1; }
+
+# user (pid-owned) CQs of $DEV in "rdma res show cq"
+user_cqs() { rdma res show cq dev "$DEV" | grep -c ' pid '; }
+
+dmesg -C
+# insmod does not load dependencies: ib_core, ib_uverbs, the UDP tunnels
+IFS=, read -ra deps <<<"$(modinfo -F depends "$KO")"
+modprobe -a veth "${deps[@]}" 2>/dev/null
+veth_pair_setup
+# nothing below means anything without the device
+if ! t_check "insmod srnic.ko" insmod "$KO" ||
+   ! t_check "rdma link add $DEV on vethA" \
+	rdma link add "$DEV" type srnic netdev vethA; then
+	t_summary
+	exit 1
+fi
+t_check "uverbs device of $DEV present" \
+	bash -c "grep -qx $DEV /sys/class/infiniband_verbs/*/ibdev"
+
+# --- the pyverbs checks ----------------------------------------------------
+out=$(with_timeout 300 "$PY" tests/vm/pyverbs_cq.py "$DEV" 2>&1)
+rc=$?
+while IFS= read -r line; do
+	case $line in
+	"ok "*) t_ok "${line#ok }" ;;
+	"not ok "*)
+		name=${line#not ok }
+		t_fail "${name%%: *}" "${name#*: }"
+		;;
+	esac
+done <<<"$out"
+if ! t_eq "pyverbs_cq.py ran to the end (exit status)" "$rc" 0; then
+	printf '%s\n' "$out" | tail -n 30 | sed 's/^/  | /'
+fi
+done_line=$(grep -c '^pyverbs_cq: done' <<<"$out")
+t_eq "pyverbs_cq.py printed its done line" "$done_line" 1
+
+# --- nothing left behind ---------------------------------------------------
+t_eq "no user CQ left once the process exited" "$(user_cqs)" 0
+t_check "no kernel warning or corrupt-ring report" \
+	bash -c "! dmesg | grep -E 'WARNING|BUG:|corrupt|Call Trace'"
+t_check "rdma link delete $DEV" rdma link delete "$DEV"
+t_check "rmmod srnic" rmmod srnic
+t_check "srnic unloaded" test ! -e /sys/module/srnic
+t_check "still no kernel warning after teardown" \
+	bash -c "! dmesg | grep -E 'WARNING|BUG:|Call Trace'"
+
+t_summary
