@@ -21,7 +21,13 @@
 #include <linux/netdevice.h>
 #include <linux/mutex.h>
 #include <linux/stringify.h>
+#include <linux/workqueue.h>
+#include <linux/xarray.h>
 #include <rdma/ib_verbs.h>
+
+#include "srnic_counters.h"
+
+#include <uapi/rdma/srnic.h>
 
 #define SRNIC_DRV_NAME		"srnic"
 
@@ -34,13 +40,11 @@
 /* ib_device_attr.fw_ver: 16 bits each, as rdma-core prints it (x.y.z). */
 #define SRNIC_FW_VER		((u64)SRNIC_VERSION_MAJOR << 32 | \
 				 SRNIC_VERSION_MINOR << 16 | SRNIC_VERSION_PATCH)
-#define SRNIC_LINK_TYPE		"srnic"
 
 /* The rdma-core provider that drives us is rxe's: see README.md. */
 #define SRNIC_UVERBS_ABI_VERSION	2
 
-/* RoCEv2 (IBA Annex A17) */
-#define SRNIC_ROCE_V2_PORT	4791
+#define SRNIC_ROCE_V2_PORT	SRNIC_ROCE_V2_UDP_PORT
 
 /* Device limits reported by query_device. */
 #define SRNIC_VENDOR_ID		0xffffff	/* no IEEE OUI: software device */
@@ -82,6 +86,23 @@
  *	reference on, or NULL once released (srnic_net_put()); protected by
  *	srnic_net_mutex
  * @port_state: last port state dispatched as an event; protected by RTNL
+ * @srq_xa: SRQ number -> struct srnic_srq (srnic_srq.c); an allocating
+ *	xarray, protected by its own lock; an SRQ is published once complete
+ * @srq_next: next SRQ number to try (xa_alloc_cyclic()); under @srq_xa's lock
+ * @qp_xa: QP number -> struct srnic_qp; xa_lock (bh) for changes, RCU for
+ *	lookups from the receive path
+ * @qp_next: next QP number to try (cyclic allocation); under @qp_xa's lock
+ * @ah_xa: AH number -> struct srnic_ah (rxe ABI ah_num); like @qp_xa
+ * @ah_next: next AH number to try; under @ah_xa's lock
+ * @counters: event counters (srnic_counters.h); atomic, no lock
+ * @mr_keys: key index (key >> 8) -> struct srnic_mem of every MR and MW
+ *	(srnic_mr.h), one space so a key names one object; an allocating
+ *	xarray changed under its own lock (process context: creation and
+ *	destruction), read under RCU by the data path
+ * @mr_key_next: next key index to try (xa_alloc_cyclic()); under
+ *	@mr_keys' lock
+ * @mr_count: MRs of the device, at most SRNIC_MAX_MR; atomic
+ * @mw_count: MWs of the device, at most SRNIC_MAX_MW; atomic
  */
 struct srnic_dev {
 	struct ib_device	ib_dev;
@@ -89,6 +110,17 @@ struct srnic_dev {
 	netdevice_tracker	ndev_tracker;
 	struct net		*net;
 	enum ib_port_state	port_state;
+	struct xarray		srq_xa;
+	u32			srq_next;
+	struct xarray		qp_xa;
+	u32			qp_next;
+	struct xarray		ah_xa;
+	u32			ah_next;
+	struct srnic_counters	counters;
+	struct xarray		mr_keys;
+	u32			mr_key_next;
+	atomic_t		mr_count;
+	atomic_t		mw_count;
 };
 
 static inline struct srnic_dev *to_srnic_dev(struct ib_device *ibdev)
@@ -104,8 +136,17 @@ struct srnic_pd {
 	struct ib_pd		ibpd;
 };
 
+static inline void srnic_count(struct srnic_dev *sdev, enum srnic_counter c)
+{
+	atomic64_inc(&sdev->counters.v[c]);
+}
+
 /* srnic_main.c */
 extern struct mutex srnic_net_mutex;
+extern struct workqueue_struct *srnic_wq;
+
+/* srnic_counters.c */
+extern const struct ib_device_ops srnic_counters_ops;
 
 /* srnic_dev.c */
 int srnic_dev_add(const char *name, struct net_device *ndev);
@@ -134,5 +175,13 @@ void srnic_net_put(struct srnic_dev *sdev);
 /* srnic_pd.c */
 int srnic_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata);
 int srnic_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata);
+
+#include "srnic_hdr.h"
+#include "srnic_opcode.h"
+#include "srnic_queue.h"
+#include "srnic_cq.h"
+#include "srnic_srq.h"
+#include "srnic_mr.h"
+#include "srnic_qp.h"
 
 #endif /* SRNIC_H */

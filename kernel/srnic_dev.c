@@ -79,12 +79,31 @@ static void srnic_dealloc_ucontext(struct ib_ucontext *ibuc)
 {
 }
 
+/* Object number spaces: QPs and AHs by number. */
+static void srnic_dev_init_tables(struct srnic_dev *sdev)
+{
+	xa_init_flags(&sdev->qp_xa, XA_FLAGS_ALLOC | XA_FLAGS_LOCK_BH);
+	sdev->qp_next = SRNIC_QPN_MIN;
+	xa_init_flags(&sdev->ah_xa, XA_FLAGS_ALLOC1 | XA_FLAGS_LOCK_BH);
+}
+
+static void srnic_dev_fini_tables(struct srnic_dev *sdev)
+{
+	WARN_ON(!xa_empty(&sdev->qp_xa));
+	xa_destroy(&sdev->qp_xa);
+	WARN_ON(!xa_empty(&sdev->ah_xa));
+	xa_destroy(&sdev->ah_xa);
+}
+
 static void srnic_dealloc_driver(struct ib_device *ibdev)
 {
 	struct srnic_dev *sdev = to_srnic_dev(ibdev);
 
 	/* Already done if the netdev went away first; harmless twice. */
 	srnic_net_put(sdev);
+	srnic_dev_fini_tables(sdev);
+	srnic_srq_dev_fini(sdev);
+	srnic_mr_dev_fini(sdev);
 	netdev_put(sdev->ndev, &sdev->ndev_tracker);
 	ibdev_dbg(ibdev, "deallocated\n");
 }
@@ -113,7 +132,7 @@ static struct attribute *srnic_dev_attrs[] = {
 };
 
 static const struct attribute_group srnic_dev_attr_group = {
-	.name = SRNIC_DRV_NAME,
+	.name = SRNIC_SYSFS_GROUP,
 	.attrs = srnic_dev_attrs,
 };
 
@@ -138,6 +157,29 @@ static const struct ib_device_ops srnic_dev_ops = {
 	INIT_RDMA_OBJ_SIZE(ib_pd, srnic_pd, ibpd),
 	INIT_RDMA_OBJ_SIZE(ib_ucontext, srnic_ucontext, ibuc),
 };
+
+/*
+ * Each verbs-object file owns the ops of its object (and its
+ * INIT_RDMA_OBJ_SIZE); ib_set_device_ops() merges them.
+ */
+static const struct ib_device_ops *const srnic_ops_tables[] = {
+	&srnic_dev_ops,
+	&srnic_queue_ops,
+	&srnic_cq_ops,
+	&srnic_srq_ops,
+	&srnic_mr_ops,
+	&srnic_counters_ops,
+	&srnic_ah_ops,
+	&srnic_qp_ops,
+};
+
+static void srnic_dev_set_ops(struct ib_device *ibdev)
+{
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(srnic_ops_tables); i++)
+		ib_set_device_ops(ibdev, srnic_ops_tables[i]);
+}
 
 /**
  * srnic_dev_get_by_netdev() - the srnic device bound to a netdev
@@ -220,9 +262,13 @@ int srnic_dev_add(const char *name, struct net_device *ndev)
 	sdev = ib_alloc_device(srnic_dev, ib_dev);
 	if (!sdev)
 		return -ENOMEM;
+	srnic_mr_dev_init(sdev);
 	ibdev = &sdev->ib_dev;
+	srnic_dev_init_tables(sdev);
 	sdev->ndev = ndev;
 	netdev_hold(ndev, &sdev->ndev_tracker, GFP_KERNEL);
+	/* allocates nothing: no undo on the error paths below */
+	srnic_srq_dev_init(sdev);
 
 	err = srnic_net_get(sdev, dev_net(ndev));
 	if (err)
@@ -234,7 +280,11 @@ int srnic_dev_add(const char *name, struct net_device *ndev)
 	ibdev->local_dma_lkey = 0;
 	ibdev->node_guid = srnic_port_guid_from_mac(ndev->dev_addr);
 	strscpy(ibdev->node_desc, SRNIC_DRV_NAME, sizeof(ibdev->node_desc));
-	ib_set_device_ops(ibdev, &srnic_dev_ops);
+	srnic_dev_set_ops(ibdev);
+	/* rdma-core's rxe provider rings the SQ doorbell with POST_SEND. */
+	ibdev->uverbs_cmd_mask |= BIT_ULL(IB_USER_VERBS_CMD_POST_SEND);
+	/* Off by default in ib_core; rdma-core's rxe provider arms CQs with it. */
+	ibdev->uverbs_cmd_mask |= BIT_ULL(IB_USER_VERBS_CMD_REQ_NOTIFY_CQ);
 
 	err = ib_device_set_netdev(ibdev, ndev, SRNIC_PORT_NUM);
 	if (err)
@@ -271,6 +321,8 @@ err_net_put:
 	srnic_net_put(sdev);
 err_dealloc:
 	netdev_put(ndev, &sdev->ndev_tracker);
+	srnic_dev_fini_tables(sdev);
+	srnic_mr_dev_fini(sdev);
 	ib_dealloc_device(ibdev);
 	return err;
 }

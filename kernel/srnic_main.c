@@ -25,6 +25,9 @@ static DEFINE_MUTEX(srnic_link_mutex);
 /* Protects struct srnic_net of every namespace and srnic_dev.net. */
 DEFINE_MUTEX(srnic_net_mutex);
 
+/* Runs the QPs' transmit sides (srnic_req.c). */
+struct workqueue_struct *srnic_wq;
+
 static int srnic_newlink(const char *ibdev_name, struct net_device *ndev)
 {
 	int err;
@@ -80,6 +83,7 @@ static struct notifier_block srnic_netdev_nb = {
 	.notifier_call = srnic_netdev_event,
 };
 
+#ifdef CONFIG_MODULES
 static int srnic_module_event(struct notifier_block *nb, unsigned long event,
 			      void *data)
 {
@@ -111,7 +115,7 @@ static bool srnic_rxe_loaded(void)
 	return false;
 }
 
-static int __init srnic_init(void)
+static int srnic_guard_rxe(void)
 {
 	int err;
 
@@ -122,13 +126,45 @@ static int __init srnic_init(void)
 	if (srnic_rxe_loaded()) {
 		pr_err("%s is loaded; srnic and %s cannot be loaded together (both serve rdma-core's rxe provider): rmmod %s first\n",
 		       SRNIC_RXE_MODULE, SRNIC_RXE_MODULE, SRNIC_RXE_MODULE);
-		err = -EBUSY;
-		goto err_module_nb;
+		unregister_module_notifier(&srnic_module_nb);
+		return -EBUSY;
+	}
+	return 0;
+}
+
+static void srnic_unguard_rxe(void)
+{
+	unregister_module_notifier(&srnic_module_nb);
+}
+#else
+/* Built in, without module support: rdma_rxe can only be built in too. */
+static int srnic_guard_rxe(void)
+{
+	return 0;
+}
+
+static void srnic_unguard_rxe(void)
+{
+}
+#endif
+
+static int __init srnic_init(void)
+{
+	int err;
+
+	err = srnic_guard_rxe();
+	if (err)
+		return err;
+
+	srnic_wq = alloc_workqueue("srnic", WQ_UNBOUND | WQ_MEM_RECLAIM, 0);
+	if (!srnic_wq) {
+		err = -ENOMEM;
+		goto err_unguard;
 	}
 
 	err = srnic_net_init();
 	if (err)
-		goto err_module_nb;
+		goto err_wq;
 
 	err = register_netdevice_notifier(&srnic_netdev_nb);
 	if (err)
@@ -140,8 +176,10 @@ static int __init srnic_init(void)
 
 err_net:
 	srnic_net_exit();
-err_module_nb:
-	unregister_module_notifier(&srnic_module_nb);
+err_wq:
+	destroy_workqueue(srnic_wq);
+err_unguard:
+	srnic_unguard_rxe();
 	return err;
 }
 
@@ -152,7 +190,8 @@ static void __exit srnic_exit(void)
 	/* All RDMA_DRIVER_RXE devices are srnic's: rdma_rxe is kept out. */
 	ib_unregister_driver(RDMA_DRIVER_RXE);
 	srnic_net_exit();
-	unregister_module_notifier(&srnic_module_nb);
+	destroy_workqueue(srnic_wq);
+	srnic_unguard_rxe();
 	pr_info("unloaded\n");
 }
 

@@ -33,17 +33,6 @@ struct srnic_net {
 
 static unsigned int srnic_net_id __read_mostly;
 
-/*
- * UDP encap receive hook: every RoCEv2 packet of the namespace lands here.
- * The transport (IBA receive path) is not wired in yet, so packets are
- * dropped; returning 0 tells UDP the skb was consumed.
- */
-static int srnic_udp_encap_recv(struct sock *sk, struct sk_buff *skb)
-{
-	kfree_skb(skb);
-	return 0;
-}
-
 static struct socket *srnic_udp_open(struct net *net, bool ipv6)
 {
 	struct udp_tunnel_sock_cfg tunnel_cfg = {

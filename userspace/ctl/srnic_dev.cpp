@@ -4,6 +4,8 @@
 #include <cerrno>
 #include <filesystem>
 
+#include <uapi/rdma/srnic.h>
+
 namespace srnic::ctl {
 
 namespace {
@@ -27,10 +29,11 @@ std::optional<std::string> read_optional(const Sysfs &sysfs, const std::filesyst
 std::optional<SrnicAttrs> srnic_attrs(const Sysfs &sysfs, std::string_view ibdev) {
   if (!safe_name(ibdev))
     return std::nullopt;
-  std::filesystem::path dir = ib_class / ibdev / "srnic";
+  std::filesystem::path dir = ib_class / ibdev / SRNIC_SYSFS_GROUP;
   if (!sysfs.is_dir(dir))
     return std::nullopt;
-  return SrnicAttrs{read_optional(sysfs, dir / "version"), read_optional(sysfs, dir / "netdev")};
+  return SrnicAttrs{read_optional(sysfs, dir / SRNIC_SYSFS_VERSION),
+                    read_optional(sysfs, dir / SRNIC_SYSFS_NETDEV)};
 }
 
 Result<std::vector<std::string>> srnic_devices(const Sysfs &sysfs) {

@@ -1,0 +1,348 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * srnic completer (IBA 9.7.5, requester side of responses): ACKs, NAKs,
+ * RDMA READ responses and atomic ACKs arriving for our requests; send
+ * completions, in send-queue order.
+ *
+ * Runs in softirq from srnic_recv.c with qp->req_lock held, and from the
+ * requester's TX body (srnic_comp_retire()).
+ */
+#include "srnic.h"
+
+static enum ib_wc_opcode srnic_wc_opcode(u32 wr_opcode)
+{
+	switch (wr_opcode) {
+	case IB_WR_RDMA_WRITE:
+	case IB_WR_RDMA_WRITE_WITH_IMM:
+		return IB_WC_RDMA_WRITE;
+	case IB_WR_RDMA_READ:
+		return IB_WC_RDMA_READ;
+	case IB_WR_ATOMIC_CMP_AND_SWP:
+		return IB_WC_COMP_SWAP;
+	case IB_WR_ATOMIC_FETCH_AND_ADD:
+		return IB_WC_FETCH_ADD;
+	case IB_WR_LOCAL_INV:
+		return IB_WC_LOCAL_INV;
+	case IB_WR_REG_MR:
+		return IB_WC_REG_MR;
+	case IB_WR_BIND_MW:
+		return IB_WC_BIND_MW;
+	default:
+		return IB_WC_SEND;
+	}
+}
+
+/*
+ * Retire completed WQEs from the oldest on, in order: post their
+ * completions (signalled ones, and every error) and give their ring slots
+ * back to the producer.
+ */
+void srnic_comp_retire(struct srnic_qp *qp)
+{
+	u32 mask = qp->sq.index_mask;
+
+	lockdep_assert_held(&qp->req_lock);
+	while (qp->req.oldest != qp->req.cur) {
+		struct srnic_send_wqe *wqe = srnic_swqe(qp, qp->req.oldest);
+
+		if (wqe->state != SRNIC_WQE_DONE)
+			break;
+		if (wqe->status != IB_WC_SUCCESS || qp->sq_sig_all ||
+		    (wqe->send_flags & IB_SEND_SIGNALED)) {
+			struct ib_wc wc = {
+				.wr_id = wqe->wr_id,
+				.status = wqe->status,
+				.opcode = srnic_wc_opcode(wqe->opcode),
+				.qp = &qp->ibqp,
+				.byte_len = wqe->length,
+				.port_num = SRNIC_PORT_NUM,
+			};
+
+			if (srnic_cq_post(qp->scq, &wc, false))
+				qp->req.stopped = true;
+		}
+		if (wqe->opcode == IB_WR_SEND || wqe->opcode == IB_WR_SEND_WITH_IMM ||
+		    wqe->opcode == IB_WR_SEND_WITH_INV)
+			srnic_count(qp->sdev, SRNIC_CNT_SENDS);
+		srnic_queue_advance_consumer(&qp->sq);
+		qp->req.oldest = (qp->req.oldest + 1) & mask;
+	}
+}
+
+/* Fail the oldest outstanding WQE (retry exhausted, fatal NAK). */
+void srnic_comp_fail_oldest(struct srnic_qp *qp, enum ib_wc_status status)
+{
+	struct srnic_send_wqe *wqe;
+
+	lockdep_assert_held(&qp->req_lock);
+	if (qp->req.oldest == qp->req.cur)
+		return;
+	wqe = srnic_swqe(qp, qp->req.oldest);
+	wqe->status = status;
+	wqe->state = SRNIC_WQE_DONE;
+	qp->req.stopped = true;
+	srnic_comp_retire(qp);
+}
+
+/*
+ * Everything up to and including @psn is acknowledged. SENDs and WRITEs
+ * whose last packet is covered complete; a READ or atomic covered by an ACK
+ * without its response lost the response: retransmit (IBA 9.7.5.1.1).
+ */
+static void srnic_comp_ack_psn(struct srnic_qp *qp, u32 psn)
+{
+	u32 mask = qp->sq.index_mask;
+	u32 i;
+
+	lockdep_assert_held(&qp->req_lock);
+	for (i = qp->req.oldest; i != qp->req.cur; i = (i + 1) & mask) {
+		struct srnic_send_wqe *wqe = srnic_swqe(qp, i);
+
+		if (wqe->state == SRNIC_WQE_DONE)
+			continue;
+		if (wqe->state != SRNIC_WQE_SENT ||
+		    srnic_psn_cmp(wqe->last_psn, psn) > 0)
+			break;
+		if (wqe->opcode == IB_WR_RDMA_READ ||
+		    wqe->opcode == IB_WR_ATOMIC_CMP_AND_SWP ||
+		    wqe->opcode == IB_WR_ATOMIC_FETCH_AND_ADD) {
+			qp->req.need_retry = true;
+			break;
+		}
+		wqe->state = SRNIC_WQE_DONE;
+	}
+	if (srnic_psn_cmp(srnic_psn_add(psn, 1), qp->req.acked_psn) > 0) {
+		qp->req.acked_psn = srnic_psn_add(psn, 1);
+		qp->req.retry_left = qp->attr.retry_cnt;
+		qp->req.rnr_retry_left = qp->attr.rnr_retry;
+	}
+}
+
+/* The in-flight WQE whose PSN range holds @psn, or NULL. */
+static struct srnic_send_wqe *srnic_comp_find(struct srnic_qp *qp, u32 psn)
+{
+	u32 mask = qp->sq.index_mask;
+	u32 i;
+
+	for (i = qp->req.oldest; i != qp->req.cur; i = (i + 1) & mask) {
+		struct srnic_send_wqe *wqe = srnic_swqe(qp, i);
+
+		if (wqe->state != SRNIC_WQE_SENT && wqe->state != SRNIC_WQE_SENDING)
+			continue;
+		if (srnic_psn_cmp(psn, wqe->first_psn) >= 0 &&
+		    srnic_psn_cmp(psn, wqe->last_psn) <= 0)
+			return wqe;
+	}
+	return NULL;
+}
+
+static enum ib_wc_status srnic_nak_status(unsigned int code)
+{
+	switch (code) {
+	case SRNIC_NAK_INVALID_REQ:
+		return IB_WC_REM_INV_REQ_ERR;
+	case SRNIC_NAK_REM_ACCESS_ERR:
+		return IB_WC_REM_ACCESS_ERR;
+	default:
+		return IB_WC_REM_OP_ERR;
+	}
+}
+
+/* IBA 9.7.5.2.8: the RNR NAK timer field, in microseconds. */
+static const u32 srnic_rnr_usec[32] = {
+	655360, 10, 20, 30, 40, 60, 80, 120, 160, 240, 320, 480, 640, 960,
+	1280, 1920, 2560, 3840, 5120, 7680, 10240, 15360, 20480, 30720,
+	40960, 61440, 81920, 122880, 163840, 245760, 327680, 491520,
+};
+
+/* Returns true when the QP must go to the error state. */
+static bool srnic_comp_aeth(struct srnic_qp *qp, u32 psn, u8 syn)
+{
+	unsigned int value = srnic_aeth_syn_value(syn);
+	struct srnic_send_wqe *wqe;
+
+	switch (srnic_aeth_syn_type(syn)) {
+	case SRNIC_AETH_ACK:
+		srnic_comp_ack_psn(qp, psn);
+		return false;
+	case SRNIC_AETH_RNR_NAK:
+		srnic_count(qp->sdev, SRNIC_CNT_RNR_NAK_RCVD);
+		/* Everything before the NAKed PSN made it. */
+		srnic_comp_ack_psn(qp, srnic_psn_add(psn, SRNIC_PSN_MASK));
+		if (qp->req.rnr_retry_left == 0) {
+			srnic_count(qp->sdev, SRNIC_CNT_RNR_RETRY_EXCEEDED);
+			srnic_comp_fail_oldest(qp, IB_WC_RNR_RETRY_EXC_ERR);
+			return true;
+		}
+		if (qp->req.rnr_retry_left != 7)	/* 7: retry forever */
+			qp->req.rnr_retry_left--;
+		qp->req.rnr_wait = true;
+		qp->req.need_retry = true;
+		mod_timer(&qp->rnr_timer,
+			  jiffies + usecs_to_jiffies(srnic_rnr_usec[value]) + 1);
+		return false;
+	case SRNIC_AETH_NAK:
+		srnic_comp_ack_psn(qp, srnic_psn_add(psn, SRNIC_PSN_MASK));
+		if (value == SRNIC_NAK_PSN_SEQ_ERR) {
+			srnic_count(qp->sdev, SRNIC_CNT_SEQ_NAK_RCVD);
+			qp->req.need_retry = true;
+			return false;
+		}
+		wqe = srnic_comp_find(qp, psn);
+		if (wqe) {
+			wqe->status = srnic_nak_status(value);
+			wqe->state = SRNIC_WQE_DONE;
+		}
+		qp->req.stopped = true;
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* Place READ response payload at its offset in the local SGEs. */
+static int srnic_comp_place(struct srnic_qp *qp, struct srnic_send_wqe *wqe,
+			    u32 off, const struct sk_buff *skb, int skb_off,
+			    u32 len)
+{
+	u32 i;
+
+	for (i = 0; i < wqe->num_sge && len; i++) {
+		const struct ib_sge *sge = &wqe->sge[i];
+		struct srnic_mr *mr;
+		u32 n;
+		int err;
+
+		if (off >= sge->length) {
+			off -= sge->length;
+			continue;
+		}
+		n = min(len, sge->length - off);
+		mr = srnic_mr_get_lkey(qp->sdev, qp->ibqp.pd, sge->lkey,
+				       sge->addr + off, n, IB_ACCESS_LOCAL_WRITE);
+		if (IS_ERR(mr))
+			return PTR_ERR(mr);
+		err = srnic_mr_copy_from_skb(mr, sge->addr + off, skb,
+					     skb_off, n);
+		srnic_mr_put(mr);
+		if (err)
+			return err;
+		skb_off += n;
+		len -= n;
+		off = 0;
+	}
+	return len ? -EINVAL : 0;
+}
+
+static bool srnic_comp_read_resp(struct srnic_qp *qp, struct srnic_pkt *pkt)
+{
+	struct srnic_send_wqe *wqe = srnic_comp_find(qp, pkt->psn);
+	u32 pmtu = ib_mtu_enum_to_int(qp->attr.path_mtu);
+	u32 off;
+
+	if (!wqe || wqe->opcode != IB_WR_RDMA_READ)
+		return false;	/* stale duplicate */
+	off = (pkt->psn - wqe->first_psn) & SRNIC_PSN_MASK;
+	off *= pmtu;
+	/* Responses arrive in order; anything else is a loss: go back. */
+	if (off != wqe->acked_bytes) {
+		qp->req.need_retry = true;
+		return false;
+	}
+	if (pkt->paylen > wqe->length - off ||
+	    ((pkt->pos & SRNIC_POS_LAST) && off + pkt->paylen != wqe->length) ||
+	    (!(pkt->pos & SRNIC_POS_LAST) && pkt->paylen != pmtu)) {
+		wqe->status = IB_WC_LOC_LEN_ERR;
+		wqe->state = SRNIC_WQE_DONE;
+		return true;
+	}
+	if (srnic_comp_place(qp, wqe, off, pkt->skb, pkt->hdr_len,
+			     pkt->paylen)) {
+		wqe->status = IB_WC_LOC_PROT_ERR;
+		wqe->state = SRNIC_WQE_DONE;
+		return true;
+	}
+	wqe->acked_bytes += pkt->paylen;
+	if (pkt->pos & SRNIC_POS_LAST) {
+		wqe->state = SRNIC_WQE_DONE;
+		qp->req.rd_outstanding--;
+		/* The read response also acknowledges what preceded it. */
+		srnic_comp_ack_psn(qp, pkt->psn);
+	}
+	return false;
+}
+
+static bool srnic_comp_atomic_ack(struct srnic_qp *qp, struct srnic_pkt *pkt,
+				  u64 orig)
+{
+	struct srnic_send_wqe *wqe = srnic_comp_find(qp, pkt->psn);
+	struct srnic_mr *mr;
+
+	if (!wqe || !(wqe->opcode == IB_WR_ATOMIC_CMP_AND_SWP ||
+		      wqe->opcode == IB_WR_ATOMIC_FETCH_AND_ADD))
+		return false;
+	if (wqe->num_sge != 1 || wqe->sge[0].length < sizeof(u64)) {
+		wqe->status = IB_WC_LOC_LEN_ERR;
+		wqe->state = SRNIC_WQE_DONE;
+		return true;
+	}
+	mr = srnic_mr_get_lkey(qp->sdev, qp->ibqp.pd, wqe->sge[0].lkey,
+			       wqe->sge[0].addr, sizeof(u64),
+			       IB_ACCESS_LOCAL_WRITE);
+	if (IS_ERR(mr)) {
+		wqe->status = IB_WC_LOC_PROT_ERR;
+		wqe->state = SRNIC_WQE_DONE;
+		return true;
+	}
+	srnic_mr_copy_to(mr, wqe->sge[0].addr, &orig, sizeof(orig));
+	srnic_mr_put(mr);
+	wqe->state = SRNIC_WQE_DONE;
+	qp->req.rd_outstanding--;
+	srnic_comp_ack_psn(qp, pkt->psn);
+	return false;
+}
+
+/**
+ * srnic_comp_rcv() - handle a response packet for an RC requester
+ * @qp: the QP (reference held by the caller)
+ * @pkt: the parsed packet
+ */
+void srnic_comp_rcv(struct srnic_qp *qp, struct srnic_pkt *pkt)
+{
+	const struct srnic_opcode_info *info = srnic_opcode_info(pkt->opcode);
+	bool fatal = false;
+	bool kick;
+
+	spin_lock_bh(&qp->req_lock);
+	if (srnic_qp_state(qp) != IB_QPS_RTS && srnic_qp_state(qp) != IB_QPS_SQD) {
+		spin_unlock_bh(&qp->req_lock);
+		return;
+	}
+	if (info->flags & SRNIC_OPF_AETH) {
+		const struct srnic_aeth *aeth = pkt->aeth;
+		u8 syn = srnic_aeth_syndrome(aeth);
+
+		if (info->flags & SRNIC_OPF_ATMACK)
+			fatal = srnic_comp_atomic_ack(qp, pkt,
+						      srnic_atmack_orig(pkt->atmack));
+		else if (srnic_aeth_syn_type(syn) != SRNIC_AETH_ACK ||
+			 !(info->flags & SRNIC_OPF_READ))
+			fatal = srnic_comp_aeth(qp, pkt->psn, syn);
+	}
+	if (!fatal && (info->flags & SRNIC_OPF_READ))
+		fatal = srnic_comp_read_resp(qp, pkt);
+
+	srnic_comp_retire(qp);
+	kick = qp->req.need_retry || qp->req.cur != qp->req.fetch ||
+	       qp->is_user;
+	if (qp->req.acked_psn == qp->req.psn)
+		del_timer(&qp->retrans_timer);	/* nothing in flight */
+	else if (!fatal)
+		srnic_req_arm_timer(qp);
+	spin_unlock_bh(&qp->req_lock);
+
+	if (fatal)
+		srnic_qp_error(qp);
+	else if (kick && !qp->req.rnr_wait)
+		srnic_req_kick(qp);
+}

@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * srnic counters: per-device event counts, exported through ib_core's
+ * hw_counters (rdma statistic show, /sys/class/infiniband/<dev>/ports/1/
+ * hw_counters/). Names follow rdma_rxe's and mlx5's where they mean the
+ * same thing.
+ */
+#ifndef SRNIC_COUNTERS_H
+#define SRNIC_COUNTERS_H
+
+#include <linux/atomic.h>
+
+enum srnic_counter {
+	SRNIC_CNT_TX_PACKETS,
+	SRNIC_CNT_RX_PACKETS,
+	SRNIC_CNT_TX_DROPPED,		/* refused by the IP stack */
+	SRNIC_CNT_TX_NO_ROUTE,
+	SRNIC_CNT_RX_ICRC_ERR,		/* dropped: bad ICRC */
+	SRNIC_CNT_RX_BAD_HDR,		/* dropped: malformed or unknown opcode */
+	SRNIC_CNT_RX_NO_QP,		/* dropped: no such QP, or wrong state */
+	SRNIC_CNT_RETRANSMITS,		/* packets sent again (go-back-N) */
+	SRNIC_CNT_RETRANS_TIMEOUTS,	/* retransmit timer expiries */
+	SRNIC_CNT_RETRY_EXCEEDED,	/* WQEs failed: retry_cnt exhausted */
+	SRNIC_CNT_RNR_NAK_SENT,
+	SRNIC_CNT_RNR_NAK_RCVD,
+	SRNIC_CNT_RNR_RETRY_EXCEEDED,
+	SRNIC_CNT_SEQ_NAK_SENT,		/* PSN sequence error NAKs */
+	SRNIC_CNT_SEQ_NAK_RCVD,
+	SRNIC_CNT_DUP_REQUEST,		/* duplicate requests answered */
+	SRNIC_CNT_OUT_OF_SEQ,		/* requests ahead of the expected PSN */
+	SRNIC_CNT_UD_NO_RECV,		/* UD/UC packets dropped: no receive WQE */
+	SRNIC_CNT_SENDS,		/* SEND messages completed */
+	SRNIC_CNT_RECVS,		/* receive WQEs completed */
+	SRNIC_CNT_MAX
+};
+
+struct srnic_counters {
+	atomic64_t	v[SRNIC_CNT_MAX];
+};
+
+#endif /* SRNIC_COUNTERS_H */

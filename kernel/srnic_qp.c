@@ -1,0 +1,564 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * srnic queue pairs: creation with rxe-ABI rings, the QP state machine
+ * (IBA 10.3), query, destruction, and the post_send/post_recv verbs.
+ *
+ * Lifetime: ib_core allocates and frees struct srnic_qp. The receive path
+ * finds QPs by number under RCU and takes @ref; destroy removes the number,
+ * waits for an RCU grace period (so no new reference can be taken from a
+ * stale lookup) and then for @released (every reference dropped), cancels
+ * the work item and timers, and only then lets ib_core free the memory.
+ */
+#include <linux/vmalloc.h>
+#include <linux/xarray.h>
+#include <rdma/ib_cache.h>
+#include <rdma/uverbs_ioctl.h>
+
+#include "srnic.h"
+
+#define SRNIC_QPN_MAX		0xffffff
+#define SRNIC_GSI_QPN		1
+
+struct srnic_qp *srnic_qp_get(struct srnic_dev *sdev, u32 qpn)
+{
+	struct srnic_qp *qp;
+
+	rcu_read_lock();
+	qp = xa_load(&sdev->qp_xa, qpn);
+	if (qp && !refcount_inc_not_zero(&qp->ref))
+		qp = NULL;
+	rcu_read_unlock();
+	return qp;
+}
+
+void srnic_qp_put(struct srnic_qp *qp)
+{
+	if (qp && refcount_dec_and_test(&qp->ref))
+		complete(&qp->released);
+}
+
+static int srnic_qp_check_cap(struct srnic_dev *sdev,
+			      struct ib_qp_init_attr *init)
+{
+	struct ib_qp_cap *cap = &init->cap;
+
+	if (cap->max_send_wr > SRNIC_MAX_QP_WR ||
+	    cap->max_send_sge > SRNIC_MAX_SGE ||
+	    cap->max_inline_data > SRNIC_MAX_INLINE)
+		return -EINVAL;
+	if (!init->srq &&
+	    (cap->max_recv_wr > SRNIC_MAX_QP_WR ||
+	     cap->max_recv_sge > SRNIC_MAX_SGE))
+		return -EINVAL;
+	if (!init->send_cq || !init->recv_cq)
+		return -EINVAL;
+	return 0;
+}
+
+static u32 srnic_sq_elem_size(u32 max_sge, u32 max_inline)
+{
+	return sizeof(struct rxe_send_wqe) +
+	       max_t(u32, max_sge * sizeof(struct rxe_sge), max_inline);
+}
+
+static int srnic_qp_init_sq(struct srnic_qp *qp, struct ib_qp_init_attr *init,
+			    struct ib_udata *udata, struct mminfo *mi)
+{
+	struct ib_qp_cap *cap = &init->cap;
+	u32 nelem = max_t(u32, cap->max_send_wr, 1);
+	u32 elem, slots;
+	int err;
+
+	qp->max_send_sge = max_t(u32, cap->max_send_sge, 1);
+	qp->max_inline = cap->max_inline_data;
+	elem = srnic_sq_elem_size(qp->max_send_sge, qp->max_inline);
+	err = srnic_queue_init(qp->sdev, &qp->sq, udata, &nelem, elem,
+			       SRNIC_QUEUE_FROM_USER, mi);
+	if (err)
+		return err;
+	cap->max_send_wr = nelem;
+	cap->max_send_sge = qp->max_send_sge;
+	/* The ring element has room for this much inline data. */
+	qp->max_inline = min_t(u32, SRNIC_MAX_INLINE,
+			       qp->max_send_sge * sizeof(struct rxe_sge));
+	qp->max_inline = max_t(u32, qp->max_inline, cap->max_inline_data);
+	cap->max_inline_data = qp->max_inline;
+
+	qp->swqe_size = ALIGN(sizeof(struct srnic_send_wqe) +
+			      max_t(u32, qp->max_send_sge * sizeof(struct ib_sge),
+				    qp->max_inline), 8);
+	slots = qp->sq.index_mask + 1;
+	qp->swqe = kvcalloc(slots, qp->swqe_size, GFP_KERNEL);
+	if (!qp->swqe) {
+		srnic_queue_cleanup(&qp->sq);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+static int srnic_qp_init_rq(struct srnic_qp *qp, struct ib_qp_init_attr *init,
+			    struct ib_udata *udata, struct mminfo *mi)
+{
+	struct ib_qp_cap *cap = &init->cap;
+	u32 nelem = max_t(u32, cap->max_recv_wr, 1);
+	u32 elem;
+	int err;
+
+	qp->max_recv_sge = max_t(u32, cap->max_recv_sge, 1);
+	elem = sizeof(struct rxe_recv_wqe) +
+	       qp->max_recv_sge * sizeof(struct rxe_sge);
+	err = srnic_queue_init(qp->sdev, &qp->rq, udata, &nelem, elem,
+			       SRNIC_QUEUE_FROM_USER, mi);
+	if (err)
+		return err;
+	cap->max_recv_wr = nelem;
+	cap->max_recv_sge = qp->max_recv_sge;
+	return 0;
+}
+
+static int srnic_qp_alloc_qpn(struct srnic_qp *qp, enum ib_qp_type type)
+{
+	struct srnic_dev *sdev = qp->sdev;
+	u32 qpn;
+	int err;
+
+	if (type == IB_QPT_GSI) {
+		err = xa_insert_bh(&sdev->qp_xa, SRNIC_GSI_QPN, qp, GFP_KERNEL);
+		if (err)
+			return err == -EBUSY ? -EEXIST : err;
+		qp->ibqp.qp_num = SRNIC_GSI_QPN;
+		return 0;
+	}
+	err = xa_alloc_cyclic_bh(&sdev->qp_xa, &qpn, qp,
+				 XA_LIMIT(SRNIC_QPN_MIN, SRNIC_QPN_MAX),
+				 &sdev->qp_next, GFP_KERNEL);
+	if (err < 0)
+		return err == -EBUSY ? -ENOMEM : err;
+	qp->ibqp.qp_num = qpn;
+	return 0;
+}
+
+static int srnic_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
+			   struct ib_udata *udata)
+{
+	struct srnic_dev *sdev = to_srnic_dev(ibqp->device);
+	struct srnic_qp *qp = to_srnic_qp(ibqp);
+	struct rxe_create_qp_resp resp = {};
+	int err;
+
+	switch (init->qp_type) {
+	case IB_QPT_RC:
+	case IB_QPT_UC:
+	case IB_QPT_UD:
+	case IB_QPT_GSI:
+		break;
+	default:
+		return -EOPNOTSUPP;
+	}
+	if (init->create_flags)
+		return -EOPNOTSUPP;
+	if (udata && udata->inlen)
+		return -EINVAL;	/* the rxe provider passes no driver data */
+	err = srnic_qp_check_cap(sdev, init);
+	if (err)
+		return err;
+
+	qp->sdev = sdev;
+	qp->is_user = !!udata;
+	refcount_set(&qp->ref, 1);
+	init_completion(&qp->released);
+	spin_lock_init(&qp->state_lock);
+	spin_lock_init(&qp->sq_lock);
+	spin_lock_init(&qp->rq_lock);
+	spin_lock_init(&qp->req_lock);
+	spin_lock_init(&qp->resp_lock);
+	qp->state = IB_QPS_RESET;
+	qp->sq_sig_all = init->sq_sig_type == IB_SIGNAL_ALL_WR;
+	qp->scq = to_srnic_cq(init->send_cq);
+	qp->rcq = to_srnic_cq(init->recv_cq);
+	qp->srq = init->srq ? to_srnic_srq(init->srq) : NULL;
+	timer_setup(&qp->retrans_timer, srnic_req_retrans_timer, 0);
+	timer_setup(&qp->rnr_timer, srnic_req_rnr_timer, 0);
+	INIT_WORK(&qp->tx_work, srnic_req_work);
+
+	err = dst_cache_init(&qp->dst_cache, GFP_KERNEL);
+	if (err)
+		return err;
+
+	qp->wqe = kzalloc(sizeof(*qp->wqe), GFP_KERNEL);
+	if (!qp->wqe) {
+		err = -ENOMEM;
+		goto err_dst_cache;
+	}
+
+	err = srnic_qp_init_sq(qp, init, udata, &resp.sq_mi);
+	if (err)
+		goto err_free_wqe;
+	if (!qp->srq) {
+		err = srnic_qp_init_rq(qp, init, udata, &resp.rq_mi);
+		if (err)
+			goto err_cleanup_sq;
+	}
+
+	err = srnic_qp_alloc_qpn(qp, init->qp_type);
+	if (err)
+		goto err_cleanup_rq;
+
+	if (udata) {
+		err = ib_copy_to_udata(udata, &resp,
+				       min(sizeof(resp), udata->outlen));
+		if (err)
+			goto err_erase_qpn;
+	}
+	return 0;
+
+err_erase_qpn:
+	xa_erase_bh(&sdev->qp_xa, srnic_qpn(qp));
+err_cleanup_rq:
+	if (!qp->srq)
+		srnic_queue_cleanup(&qp->rq);
+err_cleanup_sq:
+	kvfree(qp->swqe);
+	srnic_queue_cleanup(&qp->sq);
+err_free_wqe:
+	kfree(qp->wqe);
+err_dst_cache:
+	dst_cache_destroy(&qp->dst_cache);
+	return err;
+}
+
+/*
+ * Attributes a transition may carry, checked beyond ib_modify_qp_is_ok()'s
+ * mask rules (IBA 11.2.4.2 Modify Queue Pair).
+ */
+static int srnic_qp_check_attr(struct srnic_qp *qp, struct ib_qp_attr *attr,
+			       int mask)
+{
+	if ((mask & IB_QP_PORT) && attr->port_num != SRNIC_PORT_NUM)
+		return -EINVAL;
+	if ((mask & IB_QP_PKEY_INDEX) && attr->pkey_index >= SRNIC_PKEY_TBL_LEN)
+		return -EINVAL;
+	if ((mask & IB_QP_PATH_MTU) &&
+	    (attr->path_mtu < IB_MTU_256 || attr->path_mtu > IB_MTU_4096))
+		return -EINVAL;
+	if ((mask & IB_QP_MAX_QP_RD_ATOMIC) &&
+	    attr->max_rd_atomic > SRNIC_MAX_QP_RD_ATOM)
+		return -EINVAL;
+	if ((mask & IB_QP_MAX_DEST_RD_ATOMIC) &&
+	    attr->max_dest_rd_atomic > SRNIC_MAX_QP_RD_ATOM)
+		return -EINVAL;
+	if ((mask & IB_QP_TIMEOUT) && attr->timeout > 31)
+		return -EINVAL;
+	if ((mask & IB_QP_RETRY_CNT) && attr->retry_cnt > 7)
+		return -EINVAL;
+	if ((mask & IB_QP_RNR_RETRY) && attr->rnr_retry > 7)
+		return -EINVAL;
+	if ((mask & IB_QP_MIN_RNR_TIMER) && attr->min_rnr_timer > 31)
+		return -EINVAL;
+	if ((mask & IB_QP_DEST_QPN) && attr->dest_qp_num > SRNIC_QPN_MAX)
+		return -EINVAL;
+	if (mask & IB_QP_CAP) {
+		/* Queues are sized at creation and cannot grow here. */
+		if (attr->cap.max_send_wr > qp->sq.index_mask ||
+		    (!qp->srq && attr->cap.max_recv_wr > qp->rq.index_mask))
+			return -EINVAL;
+	}
+	return 0;
+}
+
+static int srnic_qp_set_av(struct srnic_qp *qp, struct ib_qp_attr *attr)
+{
+	int err;
+
+	err = srnic_av_from_attr(&qp->av, &attr->ah_attr);
+	if (err)
+		return err;
+	dst_cache_reset(&qp->dst_cache);
+	return 0;
+}
+
+static int srnic_qp_alloc_rd(struct srnic_qp *qp, u32 count)
+{
+	struct srnic_rd_atomic *rd = NULL;
+
+	if (count) {
+		rd = kcalloc(count, sizeof(*rd), GFP_KERNEL);
+		if (!rd)
+			return -ENOMEM;
+	}
+	spin_lock_bh(&qp->resp_lock);
+	swap(qp->resp.rd, rd);
+	qp->resp.rd_count = count;
+	qp->resp.rd_next = 0;
+	qp->resp.tx_busy = false;
+	spin_unlock_bh(&qp->resp_lock);
+	kfree(rd);
+	return 0;
+}
+
+/* UDP source port: constant per QP so that ECMP keeps its packets in order. */
+static void srnic_qp_set_src_port(struct srnic_qp *qp)
+{
+	u32 fl = qp->av.flow_label;
+
+	if (qp->ibqp.qp_type == IB_QPT_RC || qp->ibqp.qp_type == IB_QPT_UC) {
+		qp->src_port = rdma_get_udp_sport(fl, srnic_qpn(qp),
+						  qp->attr.dest_qp_num);
+	} else {
+		qp->src_port = IB_ROCE_UDP_ENCAP_VALID_PORT_MIN +
+			       (hash_32(srnic_qpn(qp), 14) & 0x3fff);
+	}
+}
+
+static void srnic_qp_reset(struct srnic_qp *qp)
+{
+	u32 cons;
+
+	/* IBA 10.3.1: RESET empties the queues. */
+	spin_lock_bh(&qp->req_lock);
+	while (!srnic_queue_empty(&qp->sq))
+		srnic_queue_advance_consumer(&qp->sq);
+	cons = srnic_queue_consumer_index(&qp->sq);
+	memset(&qp->req, 0, sizeof(qp->req));
+	qp->req.oldest = cons;
+	qp->req.cur = cons;
+	qp->req.fetch = cons;
+	spin_unlock_bh(&qp->req_lock);
+	spin_lock_bh(&qp->resp_lock);
+	qp->resp.epsn = 0;
+	qp->resp.msn = 0;
+	qp->resp.nak_sent = false;
+	qp->resp.in_msg = false;
+	qp->resp.has_wqe = false;
+	qp->resp.ack_pending = 0;
+	qp->resp.tx_busy = false;
+	qp->resp.ack_deferred = false;
+	spin_unlock_bh(&qp->resp_lock);
+	if (!qp->srq) {
+		unsigned long flags;
+
+		spin_lock_irqsave(&qp->rq_lock, flags);
+		while (!srnic_queue_empty(&qp->rq))
+			srnic_queue_advance_consumer(&qp->rq);
+		spin_unlock_irqrestore(&qp->rq_lock, flags);
+	}
+}
+
+static int srnic_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
+			   int mask, struct ib_udata *udata)
+{
+	struct srnic_qp *qp = to_srnic_qp(ibqp);
+	enum ib_qp_state cur, new;
+	int err;
+
+	if (mask & ~IB_QP_ATTR_STANDARD_BITS)
+		return -EOPNOTSUPP;
+	if (udata && udata->inlen)
+		return -EINVAL;
+
+	spin_lock_bh(&qp->state_lock);
+	cur = (mask & IB_QP_CUR_STATE) ? attr->cur_qp_state : qp->state;
+	spin_unlock_bh(&qp->state_lock);
+	new = (mask & IB_QP_STATE) ? attr->qp_state : cur;
+	if (!ib_modify_qp_is_ok(cur, new, ibqp->qp_type, mask))
+		return -EINVAL;
+	err = srnic_qp_check_attr(qp, attr, mask);
+	if (err)
+		return err;
+
+	if (mask & IB_QP_AV) {
+		err = srnic_qp_set_av(qp, attr);
+		if (err)
+			return err;
+	}
+	if (mask & IB_QP_MAX_DEST_RD_ATOMIC) {
+		err = srnic_qp_alloc_rd(qp, attr->max_dest_rd_atomic);
+		if (err)
+			return err;
+	}
+
+	spin_lock_bh(&qp->state_lock);
+	if (mask & IB_QP_ACCESS_FLAGS)
+		qp->attr.qp_access_flags = attr->qp_access_flags;
+	if (mask & IB_QP_PKEY_INDEX)
+		qp->attr.pkey_index = attr->pkey_index;
+	if (mask & IB_QP_PORT)
+		qp->attr.port_num = attr->port_num;
+	if (mask & IB_QP_QKEY)
+		qp->attr.qkey = attr->qkey;
+	if (mask & IB_QP_AV) {
+		/* Keep no pointer to ib_core's reference-counted sgid_attr. */
+		qp->attr.ah_attr = attr->ah_attr;
+		qp->attr.ah_attr.grh.sgid_attr = NULL;
+	}
+	if (mask & IB_QP_PATH_MTU)
+		qp->attr.path_mtu = attr->path_mtu;
+	if (mask & IB_QP_TIMEOUT)
+		qp->attr.timeout = attr->timeout;
+	if (mask & IB_QP_RETRY_CNT)
+		qp->attr.retry_cnt = attr->retry_cnt;
+	if (mask & IB_QP_RNR_RETRY)
+		qp->attr.rnr_retry = attr->rnr_retry;
+	if (mask & IB_QP_RQ_PSN)
+		qp->attr.rq_psn = attr->rq_psn & SRNIC_PSN_MASK;
+	if (mask & IB_QP_MAX_QP_RD_ATOMIC)
+		qp->attr.max_rd_atomic = attr->max_rd_atomic;
+	if (mask & IB_QP_MIN_RNR_TIMER)
+		qp->attr.min_rnr_timer = attr->min_rnr_timer;
+	if (mask & IB_QP_SQ_PSN)
+		qp->attr.sq_psn = attr->sq_psn & SRNIC_PSN_MASK;
+	if (mask & IB_QP_MAX_DEST_RD_ATOMIC)
+		qp->attr.max_dest_rd_atomic = attr->max_dest_rd_atomic;
+	if (mask & IB_QP_DEST_QPN)
+		qp->attr.dest_qp_num = attr->dest_qp_num;
+	if (mask & IB_QP_STATE)
+		qp->state = new;
+	qp->attr.qp_state = qp->state;
+	spin_unlock_bh(&qp->state_lock);
+
+	if (mask & (IB_QP_AV | IB_QP_DEST_QPN))
+		srnic_qp_set_src_port(qp);
+
+	if (mask & IB_QP_RQ_PSN) {
+		spin_lock_bh(&qp->resp_lock);
+		qp->resp.epsn = qp->attr.rq_psn;
+		spin_unlock_bh(&qp->resp_lock);
+	}
+	if (mask & (IB_QP_SQ_PSN | IB_QP_RETRY_CNT | IB_QP_RNR_RETRY)) {
+		spin_lock_bh(&qp->req_lock);
+		if (mask & IB_QP_SQ_PSN) {
+			qp->req.psn = qp->attr.sq_psn;
+			qp->req.acked_psn = qp->attr.sq_psn;
+		}
+		qp->req.retry_left = qp->attr.retry_cnt;
+		qp->req.rnr_retry_left = qp->attr.rnr_retry;
+		spin_unlock_bh(&qp->req_lock);
+	}
+
+	if (mask & IB_QP_STATE) {
+		switch (new) {
+		case IB_QPS_RESET:
+			srnic_qp_reset(qp);
+			break;
+		case IB_QPS_ERR:
+			srnic_qp_flush(qp);
+			break;
+		case IB_QPS_SQD:
+			/* No new requests are started; SQD is reached at once. */
+			break;
+		case IB_QPS_RTS:
+			srnic_req_kick(qp);
+			break;
+		default:
+			break;
+		}
+	}
+	return 0;
+}
+
+static int srnic_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
+			  int mask, struct ib_qp_init_attr *init)
+{
+	struct srnic_qp *qp = to_srnic_qp(ibqp);
+
+	spin_lock_bh(&qp->state_lock);
+	*attr = qp->attr;
+	attr->qp_state = qp->state;
+	attr->cur_qp_state = qp->state;
+	spin_unlock_bh(&qp->state_lock);
+	attr->path_mig_state = IB_MIG_MIGRATED;
+	attr->cap.max_send_wr = qp->sq.index_mask;
+	attr->cap.max_send_sge = qp->max_send_sge;
+	attr->cap.max_inline_data = qp->max_inline;
+	if (!qp->srq) {
+		attr->cap.max_recv_wr = qp->rq.index_mask;
+		attr->cap.max_recv_sge = qp->max_recv_sge;
+	}
+
+	memset(init, 0, sizeof(*init));
+	init->send_cq = ibqp->send_cq;
+	init->recv_cq = ibqp->recv_cq;
+	init->srq = ibqp->srq;
+	init->cap = attr->cap;
+	init->qp_type = ibqp->qp_type;
+	init->sq_sig_type = qp->sq_sig_all ? IB_SIGNAL_ALL_WR :
+					     IB_SIGNAL_REQ_WR;
+	return 0;
+}
+
+static int srnic_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
+{
+	struct srnic_qp *qp = to_srnic_qp(ibqp);
+	struct srnic_dev *sdev = qp->sdev;
+
+	spin_lock_bh(&qp->state_lock);
+	qp->state = IB_QPS_RESET;
+	spin_unlock_bh(&qp->state_lock);
+
+	xa_erase_bh(&sdev->qp_xa, srnic_qpn(qp));
+	/* A lookup that raced with the erase may still take a reference. */
+	synchronize_rcu();
+	srnic_qp_put(qp);
+	wait_for_completion(&qp->released);
+
+	/* Nothing re-arms these once the QP is unreachable and in RESET. */
+	del_timer_sync(&qp->retrans_timer);
+	del_timer_sync(&qp->rnr_timer);
+	cancel_work_sync(&qp->tx_work);
+
+	if (!qp->srq)
+		srnic_queue_cleanup(&qp->rq);
+	kvfree(qp->swqe);
+	srnic_queue_cleanup(&qp->sq);
+	kfree(qp->resp.rd);
+	kfree(qp->wqe);
+	dst_cache_destroy(&qp->dst_cache);
+	return 0;
+}
+
+/**
+ * srnic_qp_error() - move a QP to the error state from the data path
+ * @qp: the QP
+ *
+ * Completes every outstanding work request with IB_WC_WR_FLUSH_ERR and
+ * tells the consumer with IB_EVENT_QP_FATAL.
+ */
+void srnic_qp_error(struct srnic_qp *qp)
+{
+	struct ib_event ev = {
+		.device = qp->ibqp.device,
+		.element.qp = &qp->ibqp,
+		.event = IB_EVENT_QP_FATAL,
+	};
+	bool was_error;
+
+	spin_lock_bh(&qp->state_lock);
+	was_error = qp->state == IB_QPS_ERR || qp->state == IB_QPS_RESET;
+	if (!was_error)
+		qp->state = IB_QPS_ERR;
+	qp->attr.qp_state = qp->state;
+	spin_unlock_bh(&qp->state_lock);
+	if (was_error)
+		return;
+	srnic_qp_flush(qp);
+	if (qp->ibqp.event_handler)
+		qp->ibqp.event_handler(&ev, qp->ibqp.qp_context);
+}
+
+/* Flush both queues: the QP is in the error state. */
+void srnic_qp_flush(struct srnic_qp *qp)
+{
+	srnic_req_flush(qp);
+	srnic_resp_flush(qp);
+}
+
+const struct ib_device_ops srnic_qp_ops = {
+	.create_qp = srnic_create_qp,
+	.destroy_qp = srnic_destroy_qp,
+	.modify_qp = srnic_modify_qp,
+	.post_recv = srnic_post_recv,
+	.post_send = srnic_post_send,
+	.query_qp = srnic_query_qp,
+
+	INIT_RDMA_OBJ_SIZE(ib_qp, srnic_qp, ibqp),
+};

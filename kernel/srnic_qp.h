@@ -1,0 +1,342 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * srnic queue pairs and address handles: objects shared by the verbs code
+ * (srnic_qp.c, srnic_ah.c) and the transport engines (srnic_req.c,
+ * srnic_resp.c, srnic_comp.c, srnic_recv.c, srnic_xmit.c).
+ *
+ * Contexts
+ * --------
+ * - verbs calls (create/modify/destroy, post_send/post_recv, the user
+ *   doorbell) run in process context;
+ * - received packets are processed in softirq, in the UDP encap receive hook
+ *   (srnic_recv.c): requests by the responder, responses and ACKs by the
+ *   completer, both inline;
+ * - the transmit side of a QP (new requests, retransmissions, RDMA READ
+ *   responses) runs from one work item per QP (qp->tx_work) on srnic_wq, so
+ *   that everything a QP puts on the wire is serialised in one place where
+ *   it can be paced; the user doorbell runs it inline instead when it is
+ *   idle, which saves a context switch per post.
+ */
+#ifndef SRNIC_QP_H
+#define SRNIC_QP_H
+
+#include <linux/in6.h>
+#include <linux/refcount.h>
+#include <linux/timer.h>
+#include <linux/workqueue.h>
+#include <net/dst_cache.h>
+#include <rdma/ib_verbs.h>
+#include <rdma/rdma_user_rxe.h>
+
+/* QP numbers 0 and 1 are the special QPs; ordinary QPs start here. */
+#define SRNIC_QPN_MIN		16
+
+struct srnic_dev;
+struct srnic_cq;
+struct srnic_srq;
+
+/**
+ * struct srnic_av - where packets of a QP or a UD send go
+ * @family: AF_INET or AF_INET6 (RoCEv2 over IPv4 or IPv6)
+ * @ifindex: the netdev of the source GID (route lookups are bound to it)
+ * @saddr: source address (IPv4 in the low 4 bytes of s6_addr32[3])
+ * @daddr: destination address, same convention
+ * @tclass: IPv4 TOS / IPv6 traffic class (DSCP and ECN bits)
+ * @hop_limit: TTL / hop limit
+ * @flow_label: IPv6 flow label; also feeds the UDP source port
+ */
+struct srnic_av {
+	u16			family;
+	int			ifindex;
+	struct in6_addr		saddr;
+	struct in6_addr		daddr;
+	u8			tclass;
+	u8			hop_limit;
+	u32			flow_label;
+};
+
+struct srnic_ah {
+	struct ib_ah		ibah;
+	struct srnic_av		av;
+	u32			ah_num;
+};
+
+static inline struct srnic_ah *to_srnic_ah(struct ib_ah *ibah)
+{
+	return container_of(ibah, struct srnic_ah, ibah);
+}
+
+/* Send WQE progress, kept in the kernel's shadow copy only. */
+enum srnic_wqe_state {
+	SRNIC_WQE_POSTED,	/* copied and validated, nothing sent */
+	SRNIC_WQE_SENDING,	/* some packets sent */
+	SRNIC_WQE_SENT,		/* every packet sent, waiting for the ACK/response */
+	SRNIC_WQE_DONE,		/* completed (or flushed); slot can be retired */
+};
+
+/**
+ * struct srnic_send_wqe - kernel copy of one send work request
+ *
+ * User QPs write rxe_send_wqe entries into the mmap'd SQ ring; the requester
+ * copies each one ONCE into this shadow (same slot index) and validates it
+ * there; the ring entry is never read again. Kernel QPs build it from the
+ * ib_send_wr in post_send. The flexible tail holds the SGEs or inline data.
+ */
+struct srnic_send_wqe {
+	u64			wr_id;
+	u32			opcode;		/* IB_WR_* */
+	u32			send_flags;	/* IB_SEND_* */
+	u32			ex;		/* imm (raw __be32) or invalidate rkey */
+	u32			length;		/* total payload bytes */
+	u64			remote_addr;
+	u32			rkey;
+	u32			num_sge;
+	u64			compare_add;
+	u64			swap;
+	/* UD/GSI */
+	u32			remote_qpn;
+	u32			remote_qkey;
+	u16			pkey_index;
+	struct srnic_av		av;
+	/* IB_WR_REG_MR */
+	struct ib_mr		*reg_mr;
+	u32			reg_key;
+	int			reg_access;
+	/* IB_WR_BIND_MW */
+	u64			mw_addr;
+	u64			mw_length;
+	u32			mw_lkey;
+	u32			mw_rkey;
+	u32			mw_new_rkey;
+	int			mw_access;
+	/* progress */
+	enum srnic_wqe_state	state;
+	enum ib_wc_status	status;
+	u32			first_psn;
+	u32			last_psn;
+	u32			sent;		/* payload bytes sent so far */
+	u32			acked_bytes;	/* READ: response bytes placed */
+	bool			is_inline;
+	union {
+		DECLARE_FLEX_ARRAY(struct ib_sge, sge);
+		DECLARE_FLEX_ARRAY(u8, inline_data);
+	};
+};
+
+/* One entry of the responder's RDMA READ / ATOMIC replay table. */
+struct srnic_rd_atomic {
+	bool			valid;
+	bool			is_atomic;
+	u32			psn;		/* PSN of the request */
+	u32			last_psn;	/* PSN of its last response */
+	u64			va;
+	u32			rkey;
+	u32			length;
+	u64			atomic_orig;	/* value returned by the atomic */
+	u8			atomic_status;	/* AETH syndrome of the atomic */
+};
+
+/**
+ * struct srnic_qp - a queue pair
+ *
+ * Locks (outermost first):
+ * @state_lock: protects @attr, @state and the fields changed by modify_qp;
+ *	taken in process and softirq context (bh-safe)
+ * @sq_lock: protects the kernel producer side of @sq (kernel post_send)
+ * @rq_lock: protects @rq's producer (kernel post_recv) and consumer
+ *	(responder) sides
+ * @req_lock: protects the requester/completer state (@req); both run under
+ *	it, from the tx work item, the receive softirq and the timers
+ * @resp_lock: protects the responder state (@resp)
+ */
+struct srnic_qp {
+	struct ib_qp		ibqp;
+	struct srnic_dev	*sdev;
+	refcount_t		ref;		/* lookups by QPN (RX path) */
+	struct completion	released;	/* @ref reached zero */
+	bool			is_user;
+
+	spinlock_t		state_lock;	/* see above */
+	enum ib_qp_state	state;
+	struct ib_qp_attr	attr;		/* as last modified */
+	bool			sq_sig_all;
+	u16			src_port;	/* UDP source port */
+	struct srnic_av		av;		/* RC/UC: the path */
+	struct dst_cache	dst_cache;	/* RC/UC route cache */
+
+	struct srnic_cq		*scq;
+	struct srnic_cq		*rcq;
+	struct srnic_srq	*srq;
+
+	/* send queue: user ring (or kernel ring) + kernel shadow copies */
+	spinlock_t		sq_lock;	/* see above */
+	struct srnic_queue	sq;
+	struct srnic_send_wqe	*swqe;		/* shadow, one per SQ slot */
+	u32			swqe_size;	/* bytes per shadow entry */
+	u32			max_send_sge;
+	u32			max_inline;
+
+	/* receive queue (absent with an SRQ) */
+	spinlock_t		rq_lock;	/* see above */
+	struct srnic_queue	rq;
+	u32			max_recv_sge;
+
+	/* requester + completer */
+	spinlock_t		req_lock;	/* see above */
+	struct {
+		u32		fetch;		/* next SQ slot to copy from the ring */
+		u32		cur;		/* next slot to transmit from */
+		u32		oldest;		/* oldest slot not yet completed */
+		u32		psn;		/* next PSN to send */
+		u32		acked_psn;	/* all PSNs before this are acked */
+		u32		rd_outstanding;	/* READ/ATOMIC requests in flight */
+		u32		retry_left;
+		u32		rnr_retry_left;
+		bool		need_retry;	/* rewind to @oldest and resend */
+		bool		rnr_wait;	/* stopped until the RNR timer */
+		bool		stopped;	/* fatal error: no more transmit */
+		unsigned long	timeout_jiffies;
+		u32		msn;		/* last MSN seen in an ACK */
+		u32		since_ackreq;	/* packets sent without AckReq */
+	} req;
+	struct timer_list	retrans_timer;
+	struct timer_list	rnr_timer;
+
+	/* responder */
+	spinlock_t		resp_lock;	/* see above */
+	struct {
+		u32		epsn;		/* expected PSN */
+		u32		msn;		/* completed messages */
+		bool		nak_sent;	/* PSN seq NAK outstanding */
+		bool		fatal;		/* move the QP to ERR after */
+		bool		in_msg;		/* a multi-packet message is open */
+		bool		has_wqe;	/* @wqe holds an RQ entry */
+		u32		wqe_offset;	/* bytes placed into @wqe */
+		u64		write_va;	/* open RDMA WRITE: next VA */
+		u32		write_rkey;
+		u32		write_resid;
+		u8		last_opcode;
+		u32		ack_pending;	/* packets received since last ACK */
+		struct srnic_rd_atomic *rd;	/* max_dest_rd_atomic entries */
+		u32		rd_count;
+		u32		rd_next;	/* next entry to overwrite */
+		/* READ/atomic responses still to send: @rd[tx_head..rd_next) */
+		u32		tx_head;	/* entry being answered */
+		u32		tx_sent;	/* bytes of it sent */
+		bool		tx_busy;	/* responses queued */
+		bool		ack_deferred;	/* send an ACK after them */
+		u32		ack_psn;	/* PSN of that ACK */
+		u8		ack_syn;	/* and its syndrome */
+	} resp;
+	struct srnic_recv_wqe_copy *wqe;	/* responder's open receive WQE */
+
+	struct work_struct	tx_work;	/* the QP's transmit side */
+	unsigned long		tx_flags;	/* SRNIC_TX_* bits */
+};
+
+/* qp->tx_flags */
+enum {
+	SRNIC_TX_RUNNING,	/* tx body is running somewhere */
+	SRNIC_TX_AGAIN,		/* run it once more when it finishes */
+};
+
+static inline struct srnic_qp *to_srnic_qp(struct ib_qp *ibqp)
+{
+	return container_of(ibqp, struct srnic_qp, ibqp);
+}
+
+static inline u32 srnic_qpn(const struct srnic_qp *qp)
+{
+	return qp->ibqp.qp_num;
+}
+
+static inline struct srnic_send_wqe *srnic_swqe(struct srnic_qp *qp, u32 index)
+{
+	return (void *)qp->swqe + (size_t)index * qp->swqe_size;
+}
+
+/**
+ * struct srnic_pkt - a received RoCEv2 packet, parsed
+ * @skb: the packet; skb->data is at the BTH, headers are linear
+ * @sdev: receiving device
+ * @opcode: BTH opcode (valid)
+ * @pos: enum srnic_pkt_pos of @opcode
+ * @psn: BTH PSN
+ * @qpn: BTH destination QP
+ * @hdr_len: BTH + extension headers; the payload starts there
+ * @paylen: payload bytes (pad and ICRC excluded)
+ * @ackreq: BTH AckReq
+ * @se: BTH solicited event
+ * @reth, @aeth, @atmeth, @atmack, @deth, @immdt, @ieth: extension headers
+ *	present in @opcode, else NULL
+ */
+struct srnic_pkt {
+	struct sk_buff		*skb;
+	struct srnic_dev	*sdev;
+	u8			opcode;
+	u8			pos;
+	u32			psn;
+	u32			qpn;
+	u32			hdr_len;
+	u32			paylen;
+	bool			ackreq;
+	bool			se;
+	const struct srnic_reth	*reth;
+	const struct srnic_aeth	*aeth;
+	const struct srnic_atmeth *atmeth;
+	const struct srnic_atmack *atmack;
+	const struct srnic_deth	*deth;
+	const struct srnic_immdt *immdt;
+	const struct srnic_ieth	*ieth;
+};
+
+/* srnic_ah.c */
+extern const struct ib_device_ops srnic_ah_ops;
+int srnic_av_from_attr(struct srnic_av *av, const struct rdma_ah_attr *attr);
+int srnic_ah_lookup_av(struct srnic_dev *sdev, struct ib_pd *pd, u32 ah_num,
+		       struct srnic_av *av);
+
+/* srnic_qp.c */
+extern const struct ib_device_ops srnic_qp_ops;
+struct srnic_qp *srnic_qp_get(struct srnic_dev *sdev, u32 qpn);
+void srnic_qp_put(struct srnic_qp *qp);
+void srnic_qp_error(struct srnic_qp *qp);
+void srnic_qp_flush(struct srnic_qp *qp);
+
+static inline enum ib_qp_state srnic_qp_state(struct srnic_qp *qp)
+{
+	return READ_ONCE(qp->state);
+}
+
+/* srnic_req.c: requester (send queue) and completer glue */
+int srnic_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
+		    const struct ib_send_wr **bad_wr);
+void srnic_req_kick(struct srnic_qp *qp);
+void srnic_req_arm_timer(struct srnic_qp *qp);
+void srnic_req_work(struct work_struct *work);
+void srnic_req_retrans_timer(struct timer_list *t);
+void srnic_req_rnr_timer(struct timer_list *t);
+void srnic_req_flush(struct srnic_qp *qp);
+
+/* srnic_resp.c: responder (receive queue) */
+int srnic_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
+		    const struct ib_recv_wr **bad_wr);
+void srnic_resp_flush(struct srnic_qp *qp);
+void srnic_resp_rcv(struct srnic_qp *qp, struct srnic_pkt *pkt);
+void srnic_resp_tx(struct srnic_qp *qp);
+
+/* srnic_comp.c: completer */
+void srnic_comp_rcv(struct srnic_qp *qp, struct srnic_pkt *pkt);
+void srnic_comp_retire(struct srnic_qp *qp);
+void srnic_comp_fail_oldest(struct srnic_qp *qp, enum ib_wc_status status);
+
+/* srnic_xmit.c */
+struct sk_buff *srnic_xmit_alloc(unsigned int hdr_len, unsigned int room);
+int srnic_xmit(struct srnic_dev *sdev, struct srnic_qp *qp,
+	       const struct srnic_av *av, u16 sport, u8 tclass,
+	       struct sk_buff *skb);
+
+/* srnic_recv.c */
+int srnic_udp_encap_recv(struct sock *sk, struct sk_buff *skb);
+
+#endif /* SRNIC_QP_H */

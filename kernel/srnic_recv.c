@@ -1,0 +1,194 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * srnic receive: every RoCEv2 packet of a namespace arrives in the UDP
+ * tunnel hook of srnic_net.c and is checked here before anything acts on
+ * it: lengths, opcode, transport version, P_Key, ICRC, destination QP and
+ * its type. Then requests go to the responder, responses to the completer.
+ *
+ * The skb is never linearized: only the BTH and extension headers (at most
+ * 40 bytes) are pulled into the linear area; payload stays where the netdev
+ * put it and is copied straight into the destination memory region.
+ */
+#include <linux/udp.h>
+
+#include "srnic.h"
+
+static bool srnic_recv_qp_type_ok(const struct srnic_qp *qp, u8 transport)
+{
+	switch (qp->ibqp.qp_type) {
+	case IB_QPT_RC:
+		return transport == SRNIC_TRANSPORT_RC;
+	case IB_QPT_UC:
+		return transport == SRNIC_TRANSPORT_UC;
+	case IB_QPT_UD:
+	case IB_QPT_GSI:
+		return transport == SRNIC_TRANSPORT_UD;
+	default:
+		return false;
+	}
+}
+
+/* Point the extension header fields of @pkt into the linear headers. */
+static void srnic_recv_ext_hdrs(struct srnic_pkt *pkt, u32 flags)
+{
+	const void *p = pkt->skb->data + SRNIC_BTH_LEN;
+
+	if (flags & SRNIC_OPF_RETH) {
+		pkt->reth = p;
+		p += SRNIC_RETH_LEN;
+	}
+	if (flags & SRNIC_OPF_DETH) {
+		pkt->deth = p;
+		p += SRNIC_DETH_LEN;
+	}
+	if (flags & SRNIC_OPF_AETH) {
+		pkt->aeth = p;
+		p += SRNIC_AETH_LEN;
+	}
+	if (flags & SRNIC_OPF_ATMETH) {
+		pkt->atmeth = p;
+		p += SRNIC_ATMETH_LEN;
+	}
+	if (flags & SRNIC_OPF_ATMACK) {
+		pkt->atmack = p;
+		p += SRNIC_ATMACK_LEN;
+	}
+	if (flags & SRNIC_OPF_IMMDT) {
+		pkt->immdt = p;
+		p += SRNIC_IMMDT_LEN;
+	}
+	if (flags & SRNIC_OPF_IETH)
+		pkt->ieth = p;
+}
+
+/*
+ * Validate the packet and fill @pkt. skb->data is at the BTH on entry.
+ * Return: 0, or a counter saying why the packet is dropped.
+ */
+static int srnic_recv_parse(struct srnic_dev *sdev, struct sk_buff *skb,
+			    struct srnic_pkt *pkt)
+{
+	const struct srnic_opcode_info *info;
+	const struct srnic_bth *bth;
+	unsigned int len = skb->len, pad, hdr_len, nh_off;
+	u32 icrc, want;
+
+	if (!pskb_may_pull(skb, SRNIC_BTH_LEN))
+		return SRNIC_CNT_RX_BAD_HDR;
+	bth = (const struct srnic_bth *)skb->data;
+	if (!srnic_opcode_valid(srnic_bth_opcode(bth)) ||
+	    srnic_bth_tver(bth) != SRNIC_BTH_TVER)
+		return SRNIC_CNT_RX_BAD_HDR;
+	hdr_len = srnic_opcode_hdr_len(srnic_bth_opcode(bth));
+	pad = srnic_bth_pad(bth);
+	if (len < hdr_len + pad + SRNIC_ICRC_LEN)
+		return SRNIC_CNT_RX_BAD_HDR;
+	if (!pskb_may_pull(skb, hdr_len))
+		return SRNIC_CNT_RX_BAD_HDR;
+	bth = (const struct srnic_bth *)skb->data;	/* may have moved */
+
+	/* The ICRC covers the packet from the IP header on. */
+	nh_off = skb->data - skb_network_header(skb);
+	if (skb_copy_bits(skb, len - SRNIC_ICRC_LEN, &icrc, sizeof(icrc)))
+		return SRNIC_CNT_RX_BAD_HDR;
+	want = srnic_icrc_skb(skb, nh_off + len - SRNIC_ICRC_LEN);
+	if (le32_to_cpu((__force __le32)icrc) != want)
+		return SRNIC_CNT_RX_ICRC_ERR;
+
+	/* P_Key: only the default partition exists (base 0x7fff). */
+	if ((srnic_bth_pkey(bth) & SRNIC_PKEY_BASE_MASK) !=
+	    (SRNIC_DEFAULT_PKEY & SRNIC_PKEY_BASE_MASK))
+		return SRNIC_CNT_RX_BAD_HDR;
+
+	memset(pkt, 0, sizeof(*pkt));
+	info = srnic_opcode_info(srnic_bth_opcode(bth));
+	pkt->skb = skb;
+	pkt->sdev = sdev;
+	pkt->opcode = srnic_bth_opcode(bth);
+	pkt->pos = info->pos;
+	pkt->psn = srnic_bth_psn(bth);
+	pkt->qpn = srnic_bth_qpn(bth);
+	pkt->hdr_len = hdr_len;
+	pkt->paylen = len - hdr_len - pad - SRNIC_ICRC_LEN;
+	pkt->ackreq = srnic_bth_ackreq(bth);
+	pkt->se = srnic_bth_se(bth);
+	if (pkt->paylen && !(info->flags & SRNIC_OPF_PAYLOAD))
+		return SRNIC_CNT_RX_BAD_HDR;
+	srnic_recv_ext_hdrs(pkt, info->flags);
+	return 0;
+}
+
+static void srnic_recv_dispatch(struct srnic_dev *sdev, struct srnic_pkt *pkt)
+{
+	const struct srnic_opcode_info *info = srnic_opcode_info(pkt->opcode);
+	struct srnic_qp *qp;
+
+	if (info->transport == SRNIC_TRANSPORT_CNP) {
+		/* Congestion notifications: consumed by DCQCN (not yet). */
+		return;
+	}
+	if (pkt->qpn == SRNIC_MULTICAST_QPN) {
+		srnic_count(sdev, SRNIC_CNT_RX_NO_QP);
+		return;
+	}
+	qp = srnic_qp_get(sdev, pkt->qpn);
+	if (!qp) {
+		srnic_count(sdev, SRNIC_CNT_RX_NO_QP);
+		return;
+	}
+	if (!srnic_recv_qp_type_ok(qp, info->transport)) {
+		srnic_count(sdev, SRNIC_CNT_RX_BAD_HDR);
+	} else if (info->flags & SRNIC_OPF_REQ) {
+		srnic_resp_rcv(qp, pkt);
+	} else if (info->flags & SRNIC_OPF_RESP) {
+		if (qp->ibqp.qp_type == IB_QPT_RC)
+			srnic_comp_rcv(qp, pkt);
+		else
+			srnic_count(sdev, SRNIC_CNT_RX_BAD_HDR);
+	}
+	srnic_qp_put(qp);
+}
+
+/**
+ * srnic_udp_encap_recv() - UDP tunnel receive hook for port 4791
+ * @sk: the namespace's tunnel socket
+ * @skb: the packet; skb->data is at the UDP header
+ *
+ * Return: 0: the packet is always consumed.
+ */
+int srnic_udp_encap_recv(struct sock *sk, struct sk_buff *skb)
+{
+	struct srnic_dev *sdev;
+	struct srnic_pkt pkt;
+	unsigned int ulen;
+	int why;
+
+	sdev = srnic_dev_get_by_netdev(skb->dev);
+	if (!sdev)
+		goto drop;
+
+	ulen = ntohs(udp_hdr(skb)->len);
+	if (ulen < sizeof(struct udphdr) || ulen > skb->len ||
+	    pskb_trim(skb, ulen)) {
+		srnic_count(sdev, SRNIC_CNT_RX_BAD_HDR);
+		goto put_dev;
+	}
+	__skb_pull(skb, sizeof(struct udphdr));
+
+	why = srnic_recv_parse(sdev, skb, &pkt);
+	if (why) {
+		srnic_count(sdev, why);
+		goto put_dev;
+	}
+	srnic_count(sdev, SRNIC_CNT_RX_PACKETS);
+	srnic_recv_dispatch(sdev, &pkt);
+	ib_device_put(&sdev->ib_dev);
+	consume_skb(skb);
+	return 0;
+
+put_dev:
+	ib_device_put(&sdev->ib_dev);
+drop:
+	kfree_skb(skb);
+	return 0;
+}

@@ -1,0 +1,803 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * srnic requester (IBA 9.7, requester side): takes send work requests off
+ * the send queue, copies and validates them, cuts each message into path-MTU
+ * packets and transmits them; go-back-N retransmission on NAK or timeout.
+ *
+ * The send queue has three positions, all SQ slot indices, under req_lock:
+ *   oldest  first WQE not yet completed (the ring's consumer index trails it
+ *           so that the user may reuse a slot only after its completion)
+ *   cur     first WQE with packets still to send
+ *   fetch   first ring entry not yet copied into the shadow array
+ * oldest <= cur <= fetch <= producer (modulo the ring).
+ *
+ * Transmission runs only in srnic_req_tx() (one instance per QP at a time,
+ * guarded by SRNIC_TX_RUNNING): packets are built under req_lock and handed
+ * to the IP stack outside it.
+ */
+#include <linux/jiffies.h>
+#include <asm/unaligned.h>
+
+#include "srnic.h"
+
+/* At most this many unacknowledged packets in flight per RC QP. */
+#define SRNIC_MAX_INFLIGHT_PKTS	512
+/* Ask for an ACK at least this often within a long message. */
+#define SRNIC_ACKREQ_EVERY	64
+/* Packets one run of the TX body sends before yielding the CPU. */
+#define SRNIC_TX_BUDGET		128
+
+static bool srnic_wr_allowed(enum ib_qp_type type, u32 opcode, bool user)
+{
+	switch (opcode) {
+	case IB_WR_SEND:
+	case IB_WR_SEND_WITH_IMM:
+		return true;
+	case IB_WR_SEND_WITH_INV:
+	case IB_WR_RDMA_WRITE:
+	case IB_WR_RDMA_WRITE_WITH_IMM:
+	case IB_WR_LOCAL_INV:
+	case IB_WR_BIND_MW:
+		return type == IB_QPT_RC || type == IB_QPT_UC;
+	case IB_WR_RDMA_READ:
+	case IB_WR_ATOMIC_CMP_AND_SWP:
+	case IB_WR_ATOMIC_FETCH_AND_ADD:
+		return type == IB_QPT_RC;
+	case IB_WR_REG_MR:
+		/* Kernel ULPs only: it carries a kernel ib_mr pointer. */
+		return !user && (type == IB_QPT_RC || type == IB_QPT_UC);
+	default:
+		return false;
+	}
+}
+
+static bool srnic_wr_is_local(u32 opcode)
+{
+	return opcode == IB_WR_LOCAL_INV || opcode == IB_WR_REG_MR ||
+	       opcode == IB_WR_BIND_MW;
+}
+
+static bool srnic_wr_is_atomic(u32 opcode)
+{
+	return opcode == IB_WR_ATOMIC_CMP_AND_SWP ||
+	       opcode == IB_WR_ATOMIC_FETCH_AND_ADD;
+}
+
+static u32 srnic_qp_pmtu(struct srnic_qp *qp)
+{
+	if (qp->ibqp.qp_type == IB_QPT_UD || qp->ibqp.qp_type == IB_QPT_GSI)
+		return ib_mtu_enum_to_int(srnic_port_active_mtu(READ_ONCE(qp->sdev->ndev->mtu)));
+	return ib_mtu_enum_to_int(qp->attr.path_mtu ?: IB_MTU_256);
+}
+
+/* Checks shared by kernel and user WQEs once the shadow is filled. */
+static int srnic_swqe_check(struct srnic_qp *qp, struct srnic_send_wqe *wqe)
+{
+	enum ib_qp_type type = qp->ibqp.qp_type;
+
+	if (!srnic_wr_allowed(type, wqe->opcode, qp->is_user))
+		return -EINVAL;
+	if (srnic_wr_is_atomic(wqe->opcode) &&
+	    (wqe->length != sizeof(u64) || (wqe->remote_addr & 7)))
+		return -EINVAL;
+	if ((type == IB_QPT_UD || type == IB_QPT_GSI) &&
+	    wqe->length > srnic_qp_pmtu(qp))
+		return -EMSGSIZE;
+	if (wqe->length > SRNIC_MAX_MSG_SZ)
+		return -EMSGSIZE;
+	return 0;
+}
+
+/* Sums SGE lengths; fails on more than SRNIC_MAX_MSG_SZ. */
+static int srnic_sge_total(const struct ib_sge *sge, u32 num, u32 *total)
+{
+	u64 sum = 0;
+	u32 i;
+
+	for (i = 0; i < num; i++)
+		sum += sge[i].length;
+	if (sum > SRNIC_MAX_MSG_SZ)
+		return -EMSGSIZE;
+	*total = sum;
+	return 0;
+}
+
+static void srnic_swqe_reset_progress(struct srnic_send_wqe *wqe)
+{
+	wqe->state = SRNIC_WQE_POSTED;
+	wqe->status = IB_WC_SUCCESS;
+	wqe->sent = 0;
+	wqe->acked_bytes = 0;
+}
+
+/*
+ * Copy one user WQE from the SQ ring into its shadow. The ring entry is read
+ * exactly once (into @u, then the tail), so the user cannot change what was
+ * validated.
+ */
+static int srnic_swqe_from_user(struct srnic_qp *qp, u32 index,
+				struct srnic_send_wqe *wqe)
+{
+	const struct rxe_send_wqe *src = srnic_queue_addr(&qp->sq, index);
+	struct rxe_send_wqe u;
+	u32 i;
+
+	memcpy(&u, src, sizeof(u));
+	memset(wqe, 0, sizeof(*wqe));
+	wqe->wr_id = u.wr.wr_id;
+	wqe->opcode = u.wr.opcode;
+	wqe->send_flags = u.wr.send_flags;
+	wqe->ex = (__force u32)u.wr.ex.imm_data;
+	srnic_swqe_reset_progress(wqe);
+
+	switch (wqe->opcode) {
+	case IB_WR_RDMA_WRITE:
+	case IB_WR_RDMA_WRITE_WITH_IMM:
+	case IB_WR_RDMA_READ:
+		wqe->remote_addr = u.wr.wr.rdma.remote_addr;
+		wqe->rkey = u.wr.wr.rdma.rkey;
+		break;
+	case IB_WR_ATOMIC_CMP_AND_SWP:
+	case IB_WR_ATOMIC_FETCH_AND_ADD:
+		wqe->remote_addr = u.wr.wr.atomic.remote_addr;
+		wqe->rkey = u.wr.wr.atomic.rkey;
+		wqe->compare_add = u.wr.wr.atomic.compare_add;
+		wqe->swap = u.wr.wr.atomic.swap;
+		break;
+	case IB_WR_BIND_MW:
+		wqe->mw_addr = u.wr.wr.mw.addr;
+		wqe->mw_length = u.wr.wr.mw.length;
+		wqe->mw_lkey = u.wr.wr.mw.mr_lkey;
+		wqe->mw_rkey = u.wr.wr.mw.mw_rkey;
+		wqe->mw_new_rkey = u.wr.wr.mw.rkey;
+		wqe->mw_access = u.wr.wr.mw.access;
+		break;
+	default:
+		break;
+	}
+
+	if (qp->ibqp.qp_type == IB_QPT_UD || qp->ibqp.qp_type == IB_QPT_GSI) {
+		wqe->remote_qpn = u.wr.wr.ud.remote_qpn & SRNIC_QPN_MASK;
+		wqe->remote_qkey = u.wr.wr.ud.remote_qkey;
+		wqe->pkey_index = u.wr.wr.ud.pkey_index;
+		if (!u.wr.wr.ud.ah_num ||
+		    srnic_ah_lookup_av(qp->sdev, qp->ibqp.pd,
+				       u.wr.wr.ud.ah_num, &wqe->av))
+			return -EINVAL;
+	}
+
+	if (wqe->send_flags & IB_SEND_INLINE) {
+		if (u.dma.length > qp->max_inline)
+			return -EINVAL;
+		wqe->is_inline = true;
+		wqe->length = u.dma.length;
+		memcpy(wqe->inline_data, src->dma.inline_data, wqe->length);
+	} else {
+		if (u.dma.num_sge > qp->max_send_sge)
+			return -EINVAL;
+		wqe->num_sge = u.dma.num_sge;
+		for (i = 0; i < wqe->num_sge; i++) {
+			struct rxe_sge sge;
+
+			memcpy(&sge, &src->dma.sge[i], sizeof(sge));
+			wqe->sge[i].addr = sge.addr;
+			wqe->sge[i].length = sge.length;
+			wqe->sge[i].lkey = sge.lkey;
+		}
+		if (srnic_sge_total(wqe->sge, wqe->num_sge, &wqe->length))
+			return -EINVAL;
+	}
+	return srnic_swqe_check(qp, wqe);
+}
+
+static int srnic_swqe_from_wr(struct srnic_qp *qp, const struct ib_send_wr *wr,
+			      struct srnic_send_wqe *wqe)
+{
+	u32 i;
+	int err;
+
+	memset(wqe, 0, sizeof(*wqe));
+	wqe->wr_id = wr->wr_id;
+	wqe->opcode = wr->opcode;
+	wqe->send_flags = wr->send_flags;
+	srnic_swqe_reset_progress(wqe);
+
+	switch (wr->opcode) {
+	case IB_WR_SEND_WITH_IMM:
+	case IB_WR_RDMA_WRITE_WITH_IMM:
+		wqe->ex = (__force u32)wr->ex.imm_data;
+		break;
+	case IB_WR_SEND_WITH_INV:
+	case IB_WR_LOCAL_INV:
+		wqe->ex = wr->ex.invalidate_rkey;
+		break;
+	default:
+		break;
+	}
+
+	switch (wr->opcode) {
+	case IB_WR_RDMA_WRITE:
+	case IB_WR_RDMA_WRITE_WITH_IMM:
+	case IB_WR_RDMA_READ:
+		wqe->remote_addr = rdma_wr(wr)->remote_addr;
+		wqe->rkey = rdma_wr(wr)->rkey;
+		break;
+	case IB_WR_ATOMIC_CMP_AND_SWP:
+	case IB_WR_ATOMIC_FETCH_AND_ADD:
+		wqe->remote_addr = atomic_wr(wr)->remote_addr;
+		wqe->rkey = atomic_wr(wr)->rkey;
+		wqe->compare_add = atomic_wr(wr)->compare_add;
+		wqe->swap = atomic_wr(wr)->swap;
+		break;
+	case IB_WR_REG_MR:
+		wqe->reg_mr = reg_wr(wr)->mr;
+		wqe->reg_key = reg_wr(wr)->key;
+		wqe->reg_access = reg_wr(wr)->access;
+		break;
+	default:
+		break;
+	}
+
+	if (qp->ibqp.qp_type == IB_QPT_UD || qp->ibqp.qp_type == IB_QPT_GSI) {
+		const struct ib_ud_wr *ud = ud_wr(wr);
+
+		if (!ud->ah)
+			return -EINVAL;
+		wqe->remote_qpn = ud->remote_qpn & SRNIC_QPN_MASK;
+		wqe->remote_qkey = ud->remote_qkey;
+		wqe->pkey_index = ud->pkey_index;
+		wqe->av = to_srnic_ah(ud->ah)->av;
+	}
+
+	if (wr->send_flags & IB_SEND_INLINE) {
+		u8 *p = wqe->inline_data;
+
+		for (i = 0; i < wr->num_sge; i++) {
+			if (wqe->length + wr->sg_list[i].length > qp->max_inline)
+				return -EINVAL;
+			memcpy(p, (void *)(uintptr_t)wr->sg_list[i].addr,
+			       wr->sg_list[i].length);
+			p += wr->sg_list[i].length;
+			wqe->length += wr->sg_list[i].length;
+		}
+		wqe->is_inline = true;
+	} else {
+		if (wr->num_sge > qp->max_send_sge)
+			return -EINVAL;
+		wqe->num_sge = wr->num_sge;
+		memcpy(wqe->sge, wr->sg_list, wr->num_sge * sizeof(*wr->sg_list));
+		err = srnic_sge_total(wqe->sge, wqe->num_sge, &wqe->length);
+		if (err)
+			return err;
+	}
+	return srnic_swqe_check(qp, wqe);
+}
+
+/* Copy new user WQEs into the shadow array. Bad ones fail there. */
+static void srnic_req_fetch(struct srnic_qp *qp)
+{
+	u32 mask = qp->sq.index_mask;
+	u32 avail, i;
+
+	lockdep_assert_held(&qp->req_lock);
+	if (!qp->is_user)
+		return;
+	avail = srnic_queue_count(&qp->sq);
+	avail -= (qp->req.fetch - srnic_queue_consumer_index(&qp->sq)) & mask;
+	for (i = 0; i < avail; i++) {
+		struct srnic_send_wqe *wqe = srnic_swqe(qp, qp->req.fetch);
+
+		if (srnic_swqe_from_user(qp, qp->req.fetch, wqe)) {
+			/* IBA 10.8.3: a malformed WR completes in error. */
+			wqe->status = IB_WC_LOC_QP_OP_ERR;
+			wqe->state = SRNIC_WQE_DONE;
+		}
+		qp->req.fetch = (qp->req.fetch + 1) & mask;
+	}
+}
+
+/*
+ * Copy @len bytes of the message of @wqe, from byte @off, into @dst. The
+ * local keys are checked here, at use.
+ */
+static int srnic_wqe_copy_out(struct srnic_qp *qp, struct srnic_send_wqe *wqe,
+			      u32 off, void *dst, u32 len)
+{
+	u32 i;
+
+	if (wqe->is_inline) {
+		memcpy(dst, wqe->inline_data + off, len);
+		return 0;
+	}
+	for (i = 0; i < wqe->num_sge && len; i++) {
+		const struct ib_sge *sge = &wqe->sge[i];
+		struct srnic_mr *mr;
+		u32 n;
+
+		if (off >= sge->length) {
+			off -= sge->length;
+			continue;
+		}
+		n = min(len, sge->length - off);
+		mr = srnic_mr_get_lkey(qp->sdev, qp->ibqp.pd, sge->lkey,
+				       sge->addr + off, n, 0);
+		if (IS_ERR(mr))
+			return PTR_ERR(mr);
+		srnic_mr_copy_from(mr, sge->addr + off, dst, n);
+		srnic_mr_put(mr);
+		dst += n;
+		len -= n;
+		off = 0;
+	}
+	return len ? -EINVAL : 0;
+}
+
+/* Execute a local operation (no packet) when the SQ reaches it. */
+static void srnic_req_local_op(struct srnic_qp *qp, struct srnic_send_wqe *wqe)
+{
+	struct srnic_dev *sdev = qp->sdev;
+	int err = 0;
+
+	switch (wqe->opcode) {
+	case IB_WR_LOCAL_INV:
+		err = srnic_mr_invalidate(sdev, qp->ibqp.pd, wqe->ex);
+		break;
+	case IB_WR_REG_MR: {
+		struct ib_reg_wr reg = {
+			.mr = wqe->reg_mr,
+			.key = wqe->reg_key,
+			.access = wqe->reg_access,
+		};
+
+		err = srnic_mr_fast_reg(sdev, qp->ibqp.pd, &reg);
+		break;
+	}
+	case IB_WR_BIND_MW:
+		err = srnic_mw_bind(sdev, qp->ibqp.pd, srnic_qpn(qp),
+				    wqe->mw_rkey, wqe->mw_new_rkey, wqe->mw_lkey,
+				    wqe->mw_addr, wqe->mw_length,
+				    wqe->mw_access);
+		break;
+	}
+	wqe->status = err ? IB_WC_MW_BIND_ERR : IB_WC_SUCCESS;
+	if (err && wqe->opcode != IB_WR_BIND_MW)
+		wqe->status = IB_WC_LOC_PROT_ERR;
+	wqe->state = SRNIC_WQE_DONE;
+}
+
+/* Outgoing packet and its path, handed from the builder to srnic_xmit(). */
+struct srnic_req_pkt {
+	struct sk_buff		*skb;
+	const struct srnic_av	*av;
+	struct srnic_av		ud_av;
+};
+
+/*
+ * Build the next packet of @wqe. Returns 1 when a packet was built, 0 when
+ * the window, read credits or pacing stop us, or a negative errno when the
+ * WQE cannot be sent (it is then completed in error).
+ */
+static int srnic_req_build(struct srnic_qp *qp, struct srnic_send_wqe *wqe,
+			   struct srnic_req_pkt *out)
+{
+	enum ib_qp_type type = qp->ibqp.qp_type;
+	bool rc = type == IB_QPT_RC;
+	bool ud = type == IB_QPT_UD || type == IB_QPT_GSI;
+	bool is_read = wqe->opcode == IB_WR_RDMA_READ;
+	bool is_atomic = srnic_wr_is_atomic(wqe->opcode);
+	u32 pmtu = srnic_qp_pmtu(qp);
+	u32 remaining = wqe->length - wqe->sent;
+	u32 paylen, pad, npsn, hdr_len;
+	enum srnic_pkt_pos pos = 0;
+	struct srnic_bth *bth;
+	struct sk_buff *skb;
+	void *p;
+	int opcode;
+	bool ackreq;
+	u32 psn = qp->req.psn;
+
+	if (rc && srnic_psn_cmp(psn, srnic_psn_add(qp->req.acked_psn,
+						   SRNIC_MAX_INFLIGHT_PKTS)) >= 0)
+		return 0;
+	if (rc && (is_read || is_atomic) && wqe->sent == 0 &&
+	    qp->req.rd_outstanding >= max_t(u32, qp->attr.max_rd_atomic, 1))
+		return 0;
+
+	if (is_read || is_atomic) {
+		pos = SRNIC_POS_ONLY;
+		paylen = 0;
+		npsn = is_read ? max_t(u32, DIV_ROUND_UP(wqe->length, pmtu), 1) : 1;
+	} else {
+		paylen = min(remaining, pmtu);
+		if (wqe->sent == 0)
+			pos |= SRNIC_POS_FIRST;
+		if (remaining <= pmtu)
+			pos |= SRNIC_POS_LAST;
+		npsn = 1;
+	}
+	opcode = srnic_opcode_for_wr(type, wqe->opcode, pos);
+	if (opcode < 0)
+		return -EINVAL;
+
+	pad = srnic_pad_count(paylen);
+	hdr_len = srnic_opcode_hdr_len(opcode);
+	skb = srnic_xmit_alloc(hdr_len, paylen + pad);
+	if (!skb)
+		return -ENOMEM;
+
+	/* AckReq on each message's last packet, and now and then within. */
+	ackreq = rc && ((pos & SRNIC_POS_LAST) ||
+			++qp->req.since_ackreq >= SRNIC_ACKREQ_EVERY);
+	if (ackreq)
+		qp->req.since_ackreq = 0;
+	bth = (struct srnic_bth *)skb->data;
+	srnic_bth_init(bth, opcode,
+		       (pos & SRNIC_POS_LAST) &&
+		       (wqe->send_flags & IB_SEND_SOLICITED),
+		       false, pad, SRNIC_DEFAULT_PKEY,
+		       ud ? wqe->remote_qpn : qp->attr.dest_qp_num,
+		       ackreq, psn);
+	p = bth + 1;
+	if (srnic_opcode_info(opcode)->flags & SRNIC_OPF_RETH) {
+		srnic_reth_set(p, wqe->remote_addr, wqe->rkey, wqe->length);
+		p += SRNIC_RETH_LEN;
+	}
+	if (srnic_opcode_info(opcode)->flags & SRNIC_OPF_DETH) {
+		u32 qkey = (wqe->remote_qkey & 0x80000000) ? qp->attr.qkey :
+							     wqe->remote_qkey;
+
+		srnic_deth_set(p, qkey, srnic_qpn(qp));
+		p += SRNIC_DETH_LEN;
+	}
+	if (srnic_opcode_info(opcode)->flags & SRNIC_OPF_ATMETH) {
+		u64 swap_add = wqe->opcode == IB_WR_ATOMIC_CMP_AND_SWP ?
+			       wqe->swap : wqe->compare_add;
+
+		srnic_atmeth_set(p, wqe->remote_addr, wqe->rkey, swap_add,
+				 wqe->compare_add);
+		p += SRNIC_ATMETH_LEN;
+	}
+	if (srnic_opcode_info(opcode)->flags & SRNIC_OPF_IMMDT) {
+		memcpy(p, &wqe->ex, SRNIC_IMMDT_LEN);
+		p += SRNIC_IMMDT_LEN;
+	}
+	if (srnic_opcode_info(opcode)->flags & SRNIC_OPF_IETH) {
+		put_unaligned_be32(wqe->ex, p);
+		p += SRNIC_IETH_LEN;
+	}
+
+	if (paylen) {
+		int err = srnic_wqe_copy_out(qp, wqe, wqe->sent,
+					     skb_put(skb, paylen), paylen);
+		if (err) {
+			kfree_skb(skb);
+			return -EACCES;
+		}
+	}
+	if (pad)
+		memset(skb_put(skb, pad), 0, pad);
+
+	if (wqe->sent == 0) {
+		wqe->first_psn = psn;
+		if (is_read || is_atomic)
+			qp->req.rd_outstanding++;
+	}
+	wqe->sent += paylen;
+	if (is_read || is_atomic || (pos & SRNIC_POS_LAST)) {
+		wqe->last_psn = srnic_psn_add(psn, npsn - 1);
+		wqe->state = SRNIC_WQE_SENT;
+	} else {
+		wqe->state = SRNIC_WQE_SENDING;
+	}
+	qp->req.psn = srnic_psn_add(psn, npsn);
+
+	out->skb = skb;
+	if (ud) {
+		out->ud_av = wqe->av;
+		out->av = &out->ud_av;
+	} else {
+		out->av = &qp->av;
+	}
+	return 1;
+}
+
+static unsigned long srnic_req_timeout(struct srnic_qp *qp)
+{
+	/* IBA 9.7.6.1.3: 4.096 us * 2^timeout; 0 means infinite. */
+	u64 ns;
+
+	if (!qp->attr.timeout)
+		return 0;
+	ns = 4096ULL << qp->attr.timeout;
+	return max_t(unsigned long, nsecs_to_jiffies(ns), 2);
+}
+
+void srnic_req_arm_timer(struct srnic_qp *qp)
+{
+	unsigned long t = srnic_req_timeout(qp);
+
+	if (t)
+		mod_timer(&qp->retrans_timer, jiffies + t);
+}
+
+/* Rewind to the oldest unacknowledged WQE for go-back-N. */
+static void srnic_req_rewind(struct srnic_qp *qp)
+{
+	struct srnic_send_wqe *resume = NULL;
+	u32 mask = qp->sq.index_mask;
+	u32 i;
+
+	lockdep_assert_held(&qp->req_lock);
+	qp->req.need_retry = false;
+	qp->req.rd_outstanding = 0;
+	for (i = qp->req.oldest; i != qp->req.cur; i = (i + 1) & mask) {
+		struct srnic_send_wqe *wqe = srnic_swqe(qp, i);
+
+		if (wqe->state == SRNIC_WQE_DONE)
+			continue;
+		if (srnic_wr_is_local(wqe->opcode))
+			continue;
+		qp->req.cur = i;
+		qp->req.psn = wqe->first_psn;
+		resume = wqe;
+		break;
+	}
+	for (i = qp->req.cur; i != qp->req.fetch; i = (i + 1) & mask) {
+		struct srnic_send_wqe *wqe = srnic_swqe(qp, i);
+
+		if (wqe->state != SRNIC_WQE_DONE &&
+		    !srnic_wr_is_local(wqe->opcode)) {
+			if (wqe->state != SRNIC_WQE_POSTED)
+				srnic_count(qp->sdev, SRNIC_CNT_RETRANSMITS);
+			wqe->state = SRNIC_WQE_POSTED;
+			wqe->sent = 0;
+			wqe->acked_bytes = 0;
+		}
+	}
+	/*
+	 * A SEND or WRITE resumes at the first unacknowledged PSN: the
+	 * responder holds the message state up to there (IBA 9.7.4.1.4).
+	 * READs and atomics are asked again whole.
+	 */
+	if (resume && srnic_psn_cmp(qp->req.acked_psn, resume->first_psn) > 0 &&
+	    resume->opcode != IB_WR_RDMA_READ &&
+	    !srnic_wr_is_atomic(resume->opcode)) {
+		u32 done = (qp->req.acked_psn - resume->first_psn) &
+			   SRNIC_PSN_MASK;
+
+		resume->sent = done * srnic_qp_pmtu(qp);
+		resume->state = SRNIC_WQE_SENDING;
+		qp->req.psn = qp->req.acked_psn;
+	}
+}
+
+/*
+ * Build the next packet to send, or return NULL. Advances @cur past WQEs
+ * that are fully sent, completes local operations and UC/UD sends.
+ */
+static struct sk_buff *srnic_req_next(struct srnic_qp *qp,
+				      struct srnic_req_pkt *pkt)
+{
+	u32 mask = qp->sq.index_mask;
+	enum ib_qp_state state = srnic_qp_state(qp);
+	bool rc = qp->ibqp.qp_type == IB_QPT_RC;
+
+	lockdep_assert_held(&qp->req_lock);
+	if (state != IB_QPS_RTS && state != IB_QPS_SQD)
+		return NULL;
+	if (qp->req.stopped || qp->req.rnr_wait)
+		return NULL;
+	if (qp->req.need_retry)
+		srnic_req_rewind(qp);
+	srnic_req_fetch(qp);
+
+	while (qp->req.cur != qp->req.fetch) {
+		struct srnic_send_wqe *wqe = srnic_swqe(qp, qp->req.cur);
+		int ret;
+
+		if (wqe->state == SRNIC_WQE_DONE ||
+		    wqe->state == SRNIC_WQE_SENT) {
+			qp->req.cur = (qp->req.cur + 1) & mask;
+			continue;
+		}
+		if (state == IB_QPS_SQD && wqe->state == SRNIC_WQE_POSTED)
+			return NULL;
+		/* IBA 10.8.3.3: a fenced WR waits for earlier READs/atomics. */
+		if ((wqe->send_flags & IB_SEND_FENCE) && qp->req.rd_outstanding &&
+		    wqe->state == SRNIC_WQE_POSTED)
+			return NULL;
+		if (srnic_wr_is_local(wqe->opcode)) {
+			srnic_req_local_op(qp, wqe);
+			continue;
+		}
+		ret = srnic_req_build(qp, wqe, pkt);
+		if (ret == 0)
+			return NULL;
+		if (ret < 0) {
+			wqe->status = ret == -EACCES ? IB_WC_LOC_PROT_ERR :
+				      ret == -ENOMEM ? IB_WC_LOC_QP_OP_ERR :
+						       IB_WC_LOC_LEN_ERR;
+			wqe->state = SRNIC_WQE_DONE;
+			qp->req.stopped = ret != -ENOMEM;
+			return NULL;
+		}
+		/*
+		 * Past a fully sent WQE at once, so that an ACK racing with
+		 * the transmission finds it outstanding. UC and UD need no
+		 * ACK: done once the last packet is out.
+		 */
+		if (wqe->state == SRNIC_WQE_SENT) {
+			if (!rc)
+				wqe->state = SRNIC_WQE_DONE;
+			qp->req.cur = (qp->req.cur + 1) & mask;
+		}
+		return pkt->skb;
+	}
+	return NULL;
+}
+
+/* One pass of the QP's transmit side. Returns true if work remains. */
+static bool srnic_req_tx(struct srnic_qp *qp)
+{
+	struct srnic_req_pkt pkt;
+	struct sk_buff *skb;
+	bool armed = false;
+	int budget;
+
+	srnic_resp_tx(qp);
+
+	for (budget = SRNIC_TX_BUDGET; budget; budget--) {
+		spin_lock_bh(&qp->req_lock);
+		skb = srnic_req_next(qp, &pkt);
+		if (skb && qp->ibqp.qp_type == IB_QPT_RC &&
+		    !armed && !timer_pending(&qp->retrans_timer)) {
+			srnic_req_arm_timer(qp);
+			armed = true;
+		}
+		srnic_comp_retire(qp);
+		spin_unlock_bh(&qp->req_lock);
+		if (!skb)
+			return false;
+		srnic_xmit(qp->sdev, qp, pkt.av, qp->src_port, pkt.av->tclass,
+			   skb);
+	}
+	return true;
+}
+
+/* Run the transmit side in process context, unless it is already running. */
+static void srnic_req_run(struct srnic_qp *qp)
+{
+	do {
+		if (test_and_set_bit(SRNIC_TX_RUNNING, &qp->tx_flags)) {
+			set_bit(SRNIC_TX_AGAIN, &qp->tx_flags);
+			/* The runner may have just finished: make sure. */
+			if (test_and_set_bit(SRNIC_TX_RUNNING, &qp->tx_flags))
+				return;
+		}
+		clear_bit(SRNIC_TX_AGAIN, &qp->tx_flags);
+		if (srnic_req_tx(qp)) {
+			clear_bit(SRNIC_TX_RUNNING, &qp->tx_flags);
+			queue_work(srnic_wq, &qp->tx_work);
+			return;
+		}
+		clear_bit(SRNIC_TX_RUNNING, &qp->tx_flags);
+		/* Order the clear before the AGAIN test; pairs with the setter. */
+		smp_mb__after_atomic();
+	} while (test_bit(SRNIC_TX_AGAIN, &qp->tx_flags));
+}
+
+void srnic_req_work(struct work_struct *work)
+{
+	srnic_req_run(container_of(work, struct srnic_qp, tx_work));
+}
+
+/* Ask for the transmit side to run (any context). */
+void srnic_req_kick(struct srnic_qp *qp)
+{
+	queue_work(srnic_wq, &qp->tx_work);
+}
+
+int srnic_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
+		    const struct ib_send_wr **bad_wr)
+{
+	struct srnic_qp *qp = to_srnic_qp(ibqp);
+	enum ib_qp_state state = srnic_qp_state(qp);
+	u32 mask = qp->sq.index_mask;
+	int err = 0;
+
+	if (state == IB_QPS_RESET || state == IB_QPS_INIT ||
+	    state == IB_QPS_RTR) {
+		if (bad_wr)
+			*bad_wr = wr;
+		return -EINVAL;
+	}
+
+	if (qp->is_user) {
+		/* rdma-core's doorbell: new WQEs are in the ring. */
+		if (wr)
+			return -EINVAL;
+		srnic_req_run(qp);
+		return 0;
+	}
+
+	spin_lock_bh(&qp->req_lock);
+	for (; wr; wr = wr->next) {
+		u32 next = (qp->req.fetch + 1) & mask;
+		struct srnic_send_wqe *wqe;
+
+		if (srnic_queue_kfull(&qp->sq)) {
+			err = -ENOMEM;
+			break;
+		}
+		wqe = srnic_swqe(qp, qp->req.fetch);
+		err = srnic_swqe_from_wr(qp, wr, wqe);
+		if (err)
+			break;
+		srnic_queue_kadvance_producer(&qp->sq);
+		qp->req.fetch = next;
+	}
+	spin_unlock_bh(&qp->req_lock);
+	if (err && bad_wr)
+		*bad_wr = wr;
+	srnic_req_kick(qp);
+	return err;
+}
+
+void srnic_req_retrans_timer(struct timer_list *t)
+{
+	struct srnic_qp *qp = from_timer(qp, t, retrans_timer);
+
+	spin_lock_bh(&qp->req_lock);
+	if (qp->req.acked_psn == qp->req.psn && !qp->req.need_retry) {
+		/* Nothing outstanding. */
+		spin_unlock_bh(&qp->req_lock);
+		return;
+	}
+	srnic_count(qp->sdev, SRNIC_CNT_RETRANS_TIMEOUTS);
+	if (qp->req.retry_left == 0) {
+		srnic_comp_fail_oldest(qp, IB_WC_RETRY_EXC_ERR);
+		srnic_count(qp->sdev, SRNIC_CNT_RETRY_EXCEEDED);
+		spin_unlock_bh(&qp->req_lock);
+		srnic_qp_error(qp);
+		return;
+	}
+	qp->req.retry_left--;
+	qp->req.need_retry = true;
+	spin_unlock_bh(&qp->req_lock);
+	srnic_req_kick(qp);
+}
+
+void srnic_req_rnr_timer(struct timer_list *t)
+{
+	struct srnic_qp *qp = from_timer(qp, t, rnr_timer);
+
+	spin_lock_bh(&qp->req_lock);
+	qp->req.rnr_wait = false;
+	qp->req.need_retry = true;
+	spin_unlock_bh(&qp->req_lock);
+	srnic_req_kick(qp);
+}
+
+/* Complete every WQE still in the send queue with IB_WC_WR_FLUSH_ERR. */
+void srnic_req_flush(struct srnic_qp *qp)
+{
+	u32 mask = qp->sq.index_mask;
+	u32 i;
+
+	spin_lock_bh(&qp->req_lock);
+	srnic_req_fetch(qp);
+	for (i = qp->req.oldest; i != qp->req.fetch; i = (i + 1) & mask) {
+		struct srnic_send_wqe *wqe = srnic_swqe(qp, i);
+
+		if (wqe->state != SRNIC_WQE_DONE) {
+			wqe->status = IB_WC_WR_FLUSH_ERR;
+			wqe->state = SRNIC_WQE_DONE;
+		}
+	}
+	qp->req.cur = qp->req.fetch;
+	qp->req.stopped = true;
+	srnic_comp_retire(qp);
+	spin_unlock_bh(&qp->req_lock);
+	del_timer(&qp->retrans_timer);
+	del_timer(&qp->rnr_timer);
+}

@@ -1,0 +1,752 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * srnic responder (IBA 9.7, responder side): executes incoming requests -
+ * SEND into receive WQEs, RDMA WRITE into memory regions, RDMA READ and
+ * atomics with a replay table for duplicates - and answers with ACKs, NAKs,
+ * READ responses and atomic ACKs. Also the receive queue verbs.
+ *
+ * Requests are processed in softirq, inline in the UDP receive hook, under
+ * qp->resp_lock. ACKs and NAKs go out from there directly; READ responses
+ * and atomic ACKs queue on the replay table and leave from the QP's TX body
+ * (srnic_resp_tx()), which keeps responses in PSN order. An ACK that would
+ * overtake queued responses is deferred until they are out.
+ */
+#include <linux/etherdevice.h>
+#include <linux/ip.h>
+#include <linux/ipv6.h>
+
+#include <rdma/ib_mad.h>
+
+#include "srnic.h"
+
+/* Coalesce: an ACK at least every this many packets, even without AckReq. */
+#define SRNIC_ACK_EVERY		32
+/* READ response packets per TX body run. */
+#define SRNIC_RESP_TX_BUDGET	64
+
+/* Global lock making atomics atomic against each other (IBA o9-28). */
+static DEFINE_SPINLOCK(srnic_atomic_lock);
+
+static void srnic_resp_xmit_ack(struct srnic_qp *qp, u8 opcode, u8 syn,
+				u32 psn, u32 msn, const u64 *orig)
+{
+	unsigned int hdr_len = srnic_opcode_hdr_len(opcode);
+	struct srnic_bth *bth;
+	struct sk_buff *skb;
+
+	skb = srnic_xmit_alloc(hdr_len, 0);
+	if (!skb)
+		return;
+	bth = (struct srnic_bth *)skb->data;
+	srnic_bth_init(bth, opcode, false, false, 0, SRNIC_DEFAULT_PKEY,
+		       qp->attr.dest_qp_num, false, psn);
+	srnic_aeth_set((struct srnic_aeth *)(bth + 1), syn, msn);
+	if (orig)
+		srnic_atmack_set((void *)(bth + 1) + SRNIC_AETH_LEN, *orig);
+	srnic_xmit(qp->sdev, qp, &qp->av, qp->src_port, qp->av.tclass, skb);
+}
+
+/* ACK or NAK @psn, unless responses are queued: then after them. */
+static void srnic_resp_ack(struct srnic_qp *qp, u8 syn, u32 psn)
+{
+	lockdep_assert_held(&qp->resp_lock);
+	qp->resp.ack_pending = 0;
+	if (qp->resp.tx_busy) {
+		qp->resp.ack_deferred = true;
+		qp->resp.ack_psn = psn;
+		qp->resp.ack_syn = syn;
+		return;
+	}
+	srnic_resp_xmit_ack(qp, IB_OPCODE_RC_ACKNOWLEDGE, syn, psn,
+			    qp->resp.msn, NULL);
+}
+
+static void srnic_resp_nak(struct srnic_qp *qp, enum srnic_nak_code code,
+			   u32 psn)
+{
+	srnic_resp_ack(qp, srnic_aeth_syn_nak(code), psn);
+}
+
+/* Fetch the next receive WQE (RQ or SRQ) into qp->wqe. */
+static int srnic_resp_get_wqe(struct srnic_qp *qp)
+{
+	int err;
+
+	lockdep_assert_held(&qp->resp_lock);
+	if (qp->resp.has_wqe)
+		return 0;
+	if (qp->srq) {
+		err = srnic_srq_pop(qp->srq, qp->wqe);
+	} else {
+		unsigned long flags;
+
+		spin_lock_irqsave(&qp->rq_lock, flags);
+		if (srnic_queue_empty(&qp->rq)) {
+			err = -EAGAIN;
+		} else {
+			err = srnic_recv_wqe_copy(srnic_queue_consumer_addr(&qp->rq),
+						  qp->max_recv_sge, qp->wqe);
+			srnic_queue_advance_consumer(&qp->rq);
+		}
+		spin_unlock_irqrestore(&qp->rq_lock, flags);
+	}
+	if (err == -EINVAL) {
+		/* A malformed user WQE: complete it in error, drop the packet. */
+		struct ib_wc wc = {
+			.wr_id = qp->wqe->wr_id,
+			.status = IB_WC_LOC_QP_OP_ERR,
+			.opcode = IB_WC_RECV,
+			.qp = &qp->ibqp,
+			.port_num = SRNIC_PORT_NUM,
+		};
+
+		srnic_cq_post(qp->rcq, &wc, false);
+		return err;
+	}
+	if (err)
+		return err;
+	qp->resp.has_wqe = true;
+	qp->resp.wqe_offset = 0;
+	return 0;
+}
+
+/* Copy @len bytes from @skb at @skb_off into the open receive WQE. */
+static int srnic_resp_place(struct srnic_qp *qp, const struct sk_buff *skb,
+			    int skb_off, const void *buf, u32 len)
+{
+	struct srnic_recv_wqe_copy *wqe = qp->wqe;
+	u32 off = qp->resp.wqe_offset;
+	u32 i;
+
+	if (len > wqe->length || off > wqe->length - len)
+		return -EMSGSIZE;
+	for (i = 0; i < wqe->num_sge && len; i++) {
+		const struct ib_sge *sge = &wqe->sge[i];
+		struct srnic_mr *mr;
+		u32 n;
+		int err = 0;
+
+		if (off >= sge->length) {
+			off -= sge->length;
+			continue;
+		}
+		n = min(len, sge->length - off);
+		mr = srnic_mr_get_lkey(qp->sdev, qp->ibqp.pd, sge->lkey,
+				       sge->addr + off, n, IB_ACCESS_LOCAL_WRITE);
+		if (IS_ERR(mr))
+			return PTR_ERR(mr);
+		if (buf) {
+			srnic_mr_copy_to(mr, sge->addr + off, buf, n);
+			buf += n;
+		} else {
+			err = srnic_mr_copy_from_skb(mr, sge->addr + off, skb,
+						     skb_off, n);
+			skb_off += n;
+		}
+		srnic_mr_put(mr);
+		if (err)
+			return err;
+		qp->resp.wqe_offset += n;
+		len -= n;
+		off = 0;
+	}
+	return len ? -EMSGSIZE : 0;
+}
+
+static void srnic_resp_complete(struct srnic_qp *qp, struct srnic_pkt *pkt,
+				enum ib_wc_status status, bool solicited)
+{
+	struct ib_wc wc = {
+		.wr_id = qp->wqe->wr_id,
+		.status = status,
+		.opcode = IB_WC_RECV,
+		.qp = &qp->ibqp,
+		.byte_len = qp->resp.wqe_offset,
+		.port_num = SRNIC_PORT_NUM,
+	};
+
+	if (pkt && status == IB_WC_SUCCESS) {
+		const struct srnic_opcode_info *info =
+			srnic_opcode_info(pkt->opcode);
+
+		if (info->flags & SRNIC_OPF_WRITE)
+			wc.opcode = IB_WC_RECV_RDMA_WITH_IMM;
+		if (pkt->immdt) {
+			wc.ex.imm_data = srnic_immdt_imm(pkt->immdt);
+			wc.wc_flags |= IB_WC_WITH_IMM;
+		}
+		if (pkt->ieth) {
+			wc.ex.invalidate_rkey = srnic_ieth_rkey(pkt->ieth);
+			wc.wc_flags |= IB_WC_WITH_INVALIDATE;
+		}
+		if (pkt->deth) {
+			struct ethhdr *eth = eth_hdr(pkt->skb);
+
+			wc.src_qp = srnic_deth_sqp(pkt->deth);
+			wc.wc_flags |= IB_WC_GRH | IB_WC_WITH_NETWORK_HDR_TYPE;
+			wc.network_hdr_type =
+				ip_hdr(pkt->skb)->version == 4 ?
+				RDMA_NETWORK_IPV4 : RDMA_NETWORK_IPV6;
+			if (skb_mac_header_was_set(pkt->skb)) {
+				ether_addr_copy(wc.smac, eth->h_source);
+				wc.wc_flags |= IB_WC_WITH_SMAC;
+			}
+		}
+	}
+	qp->resp.has_wqe = false;
+	srnic_count(qp->sdev, SRNIC_CNT_RECVS);
+	/* A full CQ is fatal (IBA 11.4.2.1); acted on after the lock. */
+	if (srnic_cq_post(qp->rcq, &wc, solicited))
+		qp->resp.fatal = true;
+}
+
+/* ---------------------------------------------------------------- UD */
+
+/* The 40-byte GRH area UD receive buffers start with (IBA 11.4.1.2). */
+static int srnic_resp_place_grh(struct srnic_qp *qp, struct sk_buff *skb)
+{
+	u8 grh[40] = {};
+	const void *nh = skb_network_header(skb);
+
+	if (ip_hdr(skb)->version == 4)
+		memcpy(grh + 20, nh, sizeof(struct iphdr));
+	else
+		memcpy(grh, nh, sizeof(struct ipv6hdr));
+	return srnic_resp_place(qp, NULL, 0, grh, sizeof(grh));
+}
+
+static void srnic_resp_ud(struct srnic_qp *qp, struct srnic_pkt *pkt)
+{
+	u32 qkey = qp->ibqp.qp_type == IB_QPT_GSI ? IB_QP1_QKEY : qp->attr.qkey;
+
+	if (!pkt->deth || srnic_deth_qkey(pkt->deth) != qkey) {
+		srnic_count(qp->sdev, SRNIC_CNT_RX_BAD_HDR);
+		return;
+	}
+	if (srnic_resp_get_wqe(qp)) {
+		srnic_count(qp->sdev, SRNIC_CNT_UD_NO_RECV);
+		return;
+	}
+	if (srnic_resp_place_grh(qp, pkt->skb) ||
+	    srnic_resp_place(qp, pkt->skb, pkt->hdr_len, NULL, pkt->paylen)) {
+		srnic_resp_complete(qp, NULL, IB_WC_LOC_LEN_ERR, false);
+		return;
+	}
+	srnic_resp_complete(qp, pkt, IB_WC_SUCCESS, pkt->se);
+}
+
+/* ----------------------------------------------------------- RC / UC */
+
+/* Is @opcode allowed after the previous packet (IBA 9.8.3 sequencing)? */
+static bool srnic_resp_seq_ok(struct srnic_qp *qp, struct srnic_pkt *pkt)
+{
+	const struct srnic_opcode_info *info = srnic_opcode_info(pkt->opcode);
+	const struct srnic_opcode_info *last =
+		srnic_opcode_info(qp->resp.last_opcode);
+
+	if (qp->resp.in_msg)
+		return !(pkt->pos & SRNIC_POS_FIRST) &&
+		       ((info->flags & last->flags) &
+			(SRNIC_OPF_SEND | SRNIC_OPF_WRITE));
+	return pkt->pos & SRNIC_POS_FIRST;
+}
+
+static int srnic_resp_write(struct srnic_qp *qp, struct srnic_pkt *pkt)
+{
+	struct srnic_mr *mr;
+	int err;
+
+	if (pkt->reth) {
+		u32 len = srnic_reth_len(pkt->reth);
+
+		qp->resp.write_va = srnic_reth_va(pkt->reth);
+		qp->resp.write_rkey = srnic_reth_rkey(pkt->reth);
+		qp->resp.write_resid = len;
+		if (!(qp->attr.qp_access_flags & IB_ACCESS_REMOTE_WRITE))
+			return -EACCES;
+		if (len) {
+			mr = srnic_mr_get_rkey(qp->sdev, qp->ibqp.pd,
+					       srnic_qpn(qp), qp->resp.write_rkey,
+					       qp->resp.write_va, len,
+					       IB_ACCESS_REMOTE_WRITE);
+			if (IS_ERR(mr))
+				return -EACCES;
+			srnic_mr_put(mr);
+		}
+	}
+	if (pkt->paylen > qp->resp.write_resid)
+		return -EMSGSIZE;
+	if ((pkt->pos & SRNIC_POS_LAST) && pkt->paylen != qp->resp.write_resid)
+		return -EMSGSIZE;
+	if (pkt->paylen) {
+		mr = srnic_mr_get_rkey(qp->sdev, qp->ibqp.pd, srnic_qpn(qp),
+				       qp->resp.write_rkey, qp->resp.write_va,
+				       pkt->paylen, IB_ACCESS_REMOTE_WRITE);
+		if (IS_ERR(mr))
+			return -EACCES;
+		err = srnic_mr_copy_from_skb(mr, qp->resp.write_va, pkt->skb,
+					     pkt->hdr_len, pkt->paylen);
+		srnic_mr_put(mr);
+		if (err)
+			return -EACCES;
+	}
+	qp->resp.write_va += pkt->paylen;
+	qp->resp.write_resid -= pkt->paylen;
+	return 0;
+}
+
+static struct srnic_rd_atomic *srnic_resp_rd_alloc(struct srnic_qp *qp)
+{
+	struct srnic_rd_atomic *rd;
+
+	if (!qp->resp.rd_count)
+		return NULL;
+	/* Never overwrite an entry whose responses are still queued. */
+	if (qp->resp.tx_busy && qp->resp.rd_next == qp->resp.tx_head)
+		return NULL;
+	rd = &qp->resp.rd[qp->resp.rd_next];
+	qp->resp.rd_next = (qp->resp.rd_next + 1) % qp->resp.rd_count;
+	memset(rd, 0, sizeof(*rd));
+	return rd;
+}
+
+static void srnic_resp_queue_tx(struct srnic_qp *qp, struct srnic_rd_atomic *rd)
+{
+	if (!qp->resp.tx_busy) {
+		qp->resp.tx_busy = true;
+		qp->resp.tx_head = rd - qp->resp.rd;
+		qp->resp.tx_sent = 0;
+	}
+	srnic_req_kick(qp);
+}
+
+static int srnic_resp_read(struct srnic_qp *qp, struct srnic_pkt *pkt)
+{
+	u32 pmtu = ib_mtu_enum_to_int(qp->attr.path_mtu);
+	u32 len = srnic_reth_len(pkt->reth);
+	struct srnic_rd_atomic *rd;
+	struct srnic_mr *mr;
+
+	if (!(qp->attr.qp_access_flags & IB_ACCESS_REMOTE_READ))
+		return -EACCES;
+	if (len) {
+		mr = srnic_mr_get_rkey(qp->sdev, qp->ibqp.pd, srnic_qpn(qp),
+				       srnic_reth_rkey(pkt->reth),
+				       srnic_reth_va(pkt->reth), len,
+				       IB_ACCESS_REMOTE_READ);
+		if (IS_ERR(mr))
+			return -EACCES;
+		srnic_mr_put(mr);
+	}
+	rd = srnic_resp_rd_alloc(qp);
+	if (!rd)
+		return -EINVAL;	/* more READs than max_dest_rd_atomic */
+	rd->valid = true;
+	rd->psn = pkt->psn;
+	rd->last_psn = srnic_psn_add(pkt->psn,
+				     max_t(u32, DIV_ROUND_UP(len, pmtu), 1) - 1);
+	rd->va = srnic_reth_va(pkt->reth);
+	rd->rkey = srnic_reth_rkey(pkt->reth);
+	rd->length = len;
+	srnic_resp_queue_tx(qp, rd);
+	return 0;
+}
+
+static int srnic_resp_atomic(struct srnic_qp *qp, struct srnic_pkt *pkt)
+{
+	const struct srnic_atmeth *a = pkt->atmeth;
+	struct srnic_rd_atomic *rd;
+	struct srnic_mr *mr;
+	u64 *p, orig;
+
+	if (!(qp->attr.qp_access_flags & IB_ACCESS_REMOTE_ATOMIC))
+		return -EACCES;
+	if (srnic_atmeth_va(a) & 7)
+		return -EINVAL;
+	mr = srnic_mr_get_rkey(qp->sdev, qp->ibqp.pd, srnic_qpn(qp),
+			       srnic_atmeth_rkey(a), srnic_atmeth_va(a),
+			       sizeof(u64), IB_ACCESS_REMOTE_ATOMIC);
+	if (IS_ERR(mr))
+		return -EACCES;
+	rd = srnic_resp_rd_alloc(qp);
+	if (!rd) {
+		srnic_mr_put(mr);
+		return -EINVAL;
+	}
+	p = srnic_mr_atomic_map(mr, srnic_atmeth_va(a));
+	if (!p) {
+		srnic_mr_put(mr);
+		return -EINVAL;
+	}
+	spin_lock(&srnic_atomic_lock);
+	orig = *p;
+	if (pkt->opcode == IB_OPCODE_RC_COMPARE_SWAP) {
+		if (orig == srnic_atmeth_cmp(a))
+			*p = srnic_atmeth_swap_add(a);
+	} else {
+		*p = orig + srnic_atmeth_swap_add(a);
+	}
+	spin_unlock(&srnic_atomic_lock);
+	srnic_mr_atomic_unmap(p);
+	srnic_mr_put(mr);
+
+	rd->valid = true;
+	rd->is_atomic = true;
+	rd->psn = pkt->psn;
+	rd->last_psn = pkt->psn;
+	rd->atomic_orig = orig;
+	srnic_resp_queue_tx(qp, rd);
+	return 0;
+}
+
+/* Requests below the expected PSN (IBA 9.7.5.1.2 duplicate requests). */
+static void srnic_resp_duplicate(struct srnic_qp *qp, struct srnic_pkt *pkt)
+{
+	const struct srnic_opcode_info *info = srnic_opcode_info(pkt->opcode);
+	u32 i;
+
+	srnic_count(qp->sdev, SRNIC_CNT_DUP_REQUEST);
+	if (!(info->flags & (SRNIC_OPF_READ | SRNIC_OPF_ATOMIC))) {
+		/* Already executed: acknowledge what we have. */
+		srnic_resp_ack(qp, srnic_aeth_syn_ack(SRNIC_AETH_CREDIT_INVALID),
+			       srnic_psn_add(qp->resp.epsn, SRNIC_PSN_MASK));
+		return;
+	}
+	/* Replay the response from the table, and everything after it. */
+	for (i = 0; i < qp->resp.rd_count; i++) {
+		struct srnic_rd_atomic *rd = &qp->resp.rd[i];
+
+		if (!rd->valid || rd->psn != pkt->psn)
+			continue;
+		if (!rd->is_atomic && pkt->reth &&
+		    srnic_reth_len(pkt->reth) != rd->length)
+			return;
+		qp->resp.tx_busy = true;
+		qp->resp.tx_head = i;
+		qp->resp.tx_sent = 0;
+		srnic_req_kick(qp);
+		return;
+	}
+}
+
+static void srnic_resp_rc(struct srnic_qp *qp, struct srnic_pkt *pkt)
+{
+	const struct srnic_opcode_info *info = srnic_opcode_info(pkt->opcode);
+	bool uc = qp->ibqp.qp_type == IB_QPT_UC;
+	int cmp = srnic_psn_cmp(pkt->psn, qp->resp.epsn);
+	enum srnic_nak_code nak = SRNIC_NAK_INVALID_REQ;
+	u32 npsn = 1;
+	int err = 0;
+
+	if (cmp != 0 && uc) {
+		/* UC: a gap loses the message in progress. */
+		qp->resp.in_msg = false;
+		if (!(pkt->pos & SRNIC_POS_FIRST))
+			return;
+		qp->resp.epsn = pkt->psn;
+	} else if (cmp > 0) {
+		srnic_count(qp->sdev, SRNIC_CNT_OUT_OF_SEQ);
+		if (!qp->resp.nak_sent) {
+			qp->resp.nak_sent = true;
+			srnic_count(qp->sdev, SRNIC_CNT_SEQ_NAK_SENT);
+			srnic_resp_nak(qp, SRNIC_NAK_PSN_SEQ_ERR, qp->resp.epsn);
+		}
+		return;
+	} else if (cmp < 0) {
+		srnic_resp_duplicate(qp, pkt);
+		return;
+	}
+
+	if (!srnic_resp_seq_ok(qp, pkt)) {
+		if (uc) {
+			qp->resp.in_msg = false;
+			return;
+		}
+		err = -EINVAL;
+		goto err_nak;
+	}
+
+	if (info->flags & SRNIC_OPF_RWR) {
+		err = srnic_resp_get_wqe(qp);
+		if (err == -EAGAIN) {
+			if (uc) {
+				srnic_count(qp->sdev, SRNIC_CNT_UD_NO_RECV);
+				return;
+			}
+			/* IBA 9.7.5.2.8: no receive WQE: RNR NAK. */
+			srnic_count(qp->sdev, SRNIC_CNT_RNR_NAK_SENT);
+			srnic_resp_ack(qp, srnic_aeth_syn_rnr(qp->attr.min_rnr_timer),
+				       pkt->psn);
+			return;
+		}
+		if (err)
+			goto err_nak;
+	}
+
+	if (info->flags & SRNIC_OPF_SEND) {
+		if (!qp->resp.has_wqe) {
+			err = -EINVAL;
+			goto err_nak;
+		}
+		err = srnic_resp_place(qp, pkt->skb, pkt->hdr_len, NULL,
+				       pkt->paylen);
+		if (err) {
+			srnic_resp_complete(qp, NULL, IB_WC_LOC_LEN_ERR, false);
+			goto err_nak;
+		}
+	} else if (info->flags & SRNIC_OPF_WRITE) {
+		err = srnic_resp_write(qp, pkt);
+		if (err) {
+			nak = err == -EACCES ? SRNIC_NAK_REM_ACCESS_ERR :
+					       SRNIC_NAK_INVALID_REQ;
+			goto err_nak;
+		}
+	} else if (info->flags & SRNIC_OPF_READ) {
+		err = srnic_resp_read(qp, pkt);
+		if (err) {
+			nak = err == -EACCES ? SRNIC_NAK_REM_ACCESS_ERR :
+					       SRNIC_NAK_INVALID_REQ;
+			goto err_nak;
+		}
+		npsn = (qp->resp.rd[(qp->resp.rd_next + qp->resp.rd_count - 1) %
+				    qp->resp.rd_count].last_psn - pkt->psn + 1) &
+		       SRNIC_PSN_MASK;
+	} else if (info->flags & SRNIC_OPF_ATOMIC) {
+		err = srnic_resp_atomic(qp, pkt);
+		if (err) {
+			nak = err == -EACCES ? SRNIC_NAK_REM_ACCESS_ERR :
+					       SRNIC_NAK_INVALID_REQ;
+			goto err_nak;
+		}
+	}
+
+	if ((info->flags & SRNIC_OPF_IETH) && (pkt->pos & SRNIC_POS_LAST) &&
+	    srnic_mr_invalidate(qp->sdev, qp->ibqp.pd,
+				srnic_ieth_rkey(pkt->ieth))) {
+		err = -EINVAL;
+		goto err_nak;
+	}
+
+	qp->resp.nak_sent = false;
+	qp->resp.last_opcode = pkt->opcode;
+	qp->resp.in_msg = !(pkt->pos & SRNIC_POS_LAST);
+	qp->resp.epsn = srnic_psn_add(pkt->psn, npsn);
+	if (pkt->pos & SRNIC_POS_LAST)
+		qp->resp.msn = (qp->resp.msn + 1) & SRNIC_AETH_MSN_MASK;
+	if (info->flags & SRNIC_OPF_COMP)
+		srnic_resp_complete(qp, pkt, IB_WC_SUCCESS, pkt->se);
+
+	if (uc || (info->flags & (SRNIC_OPF_READ | SRNIC_OPF_ATOMIC)))
+		return;
+	if (pkt->ackreq || ++qp->resp.ack_pending >= SRNIC_ACK_EVERY)
+		srnic_resp_ack(qp, srnic_aeth_syn_ack(SRNIC_AETH_CREDIT_INVALID),
+			       pkt->psn);
+	return;
+
+err_nak:
+	if (uc) {
+		qp->resp.in_msg = false;
+		return;
+	}
+	/* IBA 9.7.5.2: invalid request / access errors are fatal. */
+	srnic_resp_nak(qp, nak, pkt->psn);
+	qp->resp.fatal = true;
+}
+
+/**
+ * srnic_resp_rcv() - handle a request packet
+ * @qp: the destination QP (reference held by the caller)
+ * @pkt: the parsed packet
+ */
+void srnic_resp_rcv(struct srnic_qp *qp, struct srnic_pkt *pkt)
+{
+	enum ib_qp_state state = srnic_qp_state(qp);
+	bool fatal;
+
+	if (state != IB_QPS_RTR && state != IB_QPS_RTS &&
+	    state != IB_QPS_SQD && state != IB_QPS_SQE) {
+		srnic_count(qp->sdev, SRNIC_CNT_RX_NO_QP);
+		return;
+	}
+	spin_lock_bh(&qp->resp_lock);
+	switch (qp->ibqp.qp_type) {
+	case IB_QPT_RC:
+	case IB_QPT_UC:
+		srnic_resp_rc(qp, pkt);
+		break;
+	default:
+		srnic_resp_ud(qp, pkt);
+		break;
+	}
+	fatal = qp->resp.fatal;
+	qp->resp.fatal = false;
+	spin_unlock_bh(&qp->resp_lock);
+	if (fatal)
+		srnic_qp_error(qp);
+}
+
+/* Build the next READ response packet of @rd, or an atomic ACK. */
+static struct sk_buff *srnic_resp_build(struct srnic_qp *qp,
+					struct srnic_rd_atomic *rd, bool *done)
+{
+	u32 pmtu = ib_mtu_enum_to_int(qp->attr.path_mtu);
+	u32 off = qp->resp.tx_sent;
+	u32 paylen, pad, psn;
+	enum srnic_pkt_pos pos = 0;
+	struct srnic_bth *bth;
+	struct sk_buff *skb;
+	struct srnic_mr *mr;
+	u8 opcode;
+	void *p;
+
+	if (rd->is_atomic) {
+		*done = true;
+		srnic_resp_xmit_ack(qp, IB_OPCODE_RC_ATOMIC_ACKNOWLEDGE,
+				    srnic_aeth_syn_ack(SRNIC_AETH_CREDIT_INVALID),
+				    rd->psn, qp->resp.msn, &rd->atomic_orig);
+		return NULL;
+	}
+
+	paylen = min(rd->length - off, pmtu);
+	if (off == 0)
+		pos |= SRNIC_POS_FIRST;
+	if (off + paylen >= rd->length)
+		pos |= SRNIC_POS_LAST;
+	*done = pos & SRNIC_POS_LAST;
+	opcode = srnic_opcode_read_resp(pos);
+	pad = srnic_pad_count(paylen);
+	psn = srnic_psn_add(rd->psn, off / pmtu);
+
+	skb = srnic_xmit_alloc(srnic_opcode_hdr_len(opcode), paylen + pad);
+	if (!skb)
+		return NULL;
+	bth = (struct srnic_bth *)skb->data;
+	srnic_bth_init(bth, opcode, false, false, pad, SRNIC_DEFAULT_PKEY,
+		       qp->attr.dest_qp_num, false, psn);
+	p = bth + 1;
+	if (srnic_opcode_info(opcode)->flags & SRNIC_OPF_AETH)
+		srnic_aeth_set(p, srnic_aeth_syn_ack(SRNIC_AETH_CREDIT_INVALID),
+			       qp->resp.msn);
+	if (paylen) {
+		mr = srnic_mr_get_rkey(qp->sdev, qp->ibqp.pd, srnic_qpn(qp),
+				       rd->rkey, rd->va + off, paylen,
+				       IB_ACCESS_REMOTE_READ);
+		if (IS_ERR(mr)) {
+			/* Invalidated since the request: stop answering. */
+			kfree_skb(skb);
+			*done = true;
+			return NULL;
+		}
+		srnic_mr_copy_from(mr, rd->va + off, skb_put(skb, paylen),
+				   paylen);
+		srnic_mr_put(mr);
+	}
+	if (pad)
+		memset(skb_put(skb, pad), 0, pad);
+	qp->resp.tx_sent += paylen;
+	return skb;
+}
+
+/* Send queued READ responses and atomic ACKs, then a deferred ACK. */
+void srnic_resp_tx(struct srnic_qp *qp)
+{
+	int budget = SRNIC_RESP_TX_BUDGET;
+
+	while (budget--) {
+		struct srnic_rd_atomic *rd;
+		struct sk_buff *skb;
+		bool done = false;
+
+		spin_lock_bh(&qp->resp_lock);
+		if (!qp->resp.tx_busy) {
+			if (qp->resp.ack_deferred) {
+				qp->resp.ack_deferred = false;
+				srnic_resp_xmit_ack(qp, IB_OPCODE_RC_ACKNOWLEDGE,
+						    qp->resp.ack_syn,
+						    qp->resp.ack_psn,
+						    qp->resp.msn, NULL);
+			}
+			spin_unlock_bh(&qp->resp_lock);
+			return;
+		}
+		rd = &qp->resp.rd[qp->resp.tx_head];
+		skb = srnic_resp_build(qp, rd, &done);
+		if (done) {
+			qp->resp.tx_head = (qp->resp.tx_head + 1) %
+					   qp->resp.rd_count;
+			qp->resp.tx_sent = 0;
+			if (qp->resp.tx_head == qp->resp.rd_next)
+				qp->resp.tx_busy = false;
+		}
+		spin_unlock_bh(&qp->resp_lock);
+		if (skb)
+			srnic_xmit(qp->sdev, qp, &qp->av, qp->src_port,
+				   qp->av.tclass, skb);
+	}
+	srnic_req_kick(qp);
+}
+
+int srnic_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
+		    const struct ib_recv_wr **bad_wr)
+{
+	struct srnic_qp *qp = to_srnic_qp(ibqp);
+	unsigned long flags;
+	int err = 0;
+
+	if (qp->srq || srnic_qp_state(qp) == IB_QPS_RESET) {
+		*bad_wr = wr;
+		return -EINVAL;
+	}
+	spin_lock_irqsave(&qp->rq_lock, flags);
+	for (; wr; wr = wr->next) {
+		if (srnic_queue_kfull(&qp->rq)) {
+			err = -ENOMEM;
+			break;
+		}
+		err = srnic_recv_wqe_build(srnic_queue_kproduce_addr(&qp->rq),
+					   wr, qp->max_recv_sge);
+		if (err)
+			break;
+		srnic_queue_kadvance_producer(&qp->rq);
+	}
+	spin_unlock_irqrestore(&qp->rq_lock, flags);
+	if (err)
+		*bad_wr = wr;
+	return err;
+}
+
+/* Complete every posted receive WQE with IB_WC_WR_FLUSH_ERR. */
+void srnic_resp_flush(struct srnic_qp *qp)
+{
+	struct ib_wc wc = {
+		.status = IB_WC_WR_FLUSH_ERR,
+		.opcode = IB_WC_RECV,
+		.qp = &qp->ibqp,
+		.port_num = SRNIC_PORT_NUM,
+	};
+	unsigned long flags;
+
+	spin_lock_bh(&qp->resp_lock);
+	if (qp->resp.has_wqe) {
+		wc.wr_id = qp->wqe->wr_id;
+		srnic_cq_post(qp->rcq, &wc, false);
+		qp->resp.has_wqe = false;
+	}
+	qp->resp.tx_busy = false;
+	qp->resp.ack_deferred = false;
+	spin_unlock_bh(&qp->resp_lock);
+
+	/* An SRQ's WQEs belong to the SRQ, not to this QP. */
+	if (qp->srq)
+		return;
+	spin_lock_irqsave(&qp->rq_lock, flags);
+	while (!srnic_queue_empty(&qp->rq)) {
+		const struct rxe_recv_wqe *src =
+			srnic_queue_consumer_addr(&qp->rq);
+
+		wc.wr_id = READ_ONCE(src->wr_id);
+		srnic_cq_post(qp->rcq, &wc, false);
+		srnic_queue_advance_consumer(&qp->rq);
+	}
+	spin_unlock_irqrestore(&qp->rq_lock, flags);
+}

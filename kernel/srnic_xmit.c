@@ -1,0 +1,226 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * srnic xmit: RoCEv2 packets onto the IP stack. The transport engines build
+ * BTH, extension headers and payload; this file adds the UDP and IPv4/IPv6
+ * headers, routes the packet, computes the ICRC over the final headers and
+ * hands it to ip_local_out()/ip6_local_out().
+ *
+ * Header fields follow what RoCEv2 hardware and rdma_rxe put on the wire
+ * (IBA Annex A17): UDP destination port 4791, a per-QP source port, UDP
+ * checksum 0, IPv4 with DF and IP ID 0, TOS / traffic class from the path.
+ */
+#include <asm/unaligned.h>
+#include <linux/ip.h>
+#include <linux/ipv6.h>
+#include <linux/udp.h>
+#include <net/dst_cache.h>
+#include <net/ip.h>
+#include <net/ip6_route.h>
+#include <net/ipv6.h>
+#include <net/route.h>
+#include <net/udp.h>
+
+#include "srnic.h"
+
+#define SRNIC_XMIT_HEADROOM	(LL_MAX_HEADER + sizeof(struct ipv6hdr) + \
+				 sizeof(struct udphdr))
+
+/**
+ * srnic_xmit_alloc() - a packet buffer for a RoCEv2 packet
+ * @hdr_len: bytes of BTH + extension headers
+ * @room: further bytes the caller will skb_put() (payload and pad)
+ *
+ * Return: an skb whose data is @hdr_len zeroed bytes (the BTH is at
+ * skb->data), with room for @room more bytes, the ICRC and all outer
+ * headers; or NULL.
+ */
+struct sk_buff *srnic_xmit_alloc(unsigned int hdr_len, unsigned int room)
+{
+	struct sk_buff *skb;
+
+	skb = alloc_skb(SRNIC_XMIT_HEADROOM + hdr_len + room + SRNIC_ICRC_LEN,
+			GFP_ATOMIC);
+	if (unlikely(!skb))
+		return NULL;
+	skb_reserve(skb, SRNIC_XMIT_HEADROOM);
+	skb_reset_transport_header(skb);
+	memset(skb_put(skb, hdr_len), 0, hdr_len);
+	return skb;
+}
+
+static struct dst_entry *srnic_route4(struct net *net, struct srnic_qp *qp,
+				      const struct srnic_av *av, __be32 *saddr)
+{
+	struct flowi4 fl4 = {
+		.flowi4_oif = av->ifindex,
+		.flowi4_proto = IPPROTO_UDP,
+		.daddr = av->daddr.s6_addr32[3],
+		.saddr = av->saddr.s6_addr32[3],
+	};
+	struct rtable *rt;
+
+	if (qp) {
+		rt = dst_cache_get_ip4(&qp->dst_cache, saddr);
+		if (rt)
+			return &rt->dst;
+	}
+	rt = ip_route_output_key(net, &fl4);
+	if (IS_ERR(rt))
+		return ERR_CAST(rt);
+	*saddr = fl4.saddr;
+	if (qp)
+		dst_cache_set_ip4(&qp->dst_cache, &rt->dst, fl4.saddr);
+	return &rt->dst;
+}
+
+static struct dst_entry *srnic_route6(struct net *net, struct srnic_qp *qp,
+				      const struct srnic_av *av,
+				      struct in6_addr *saddr)
+{
+	struct flowi6 fl6 = {
+		.flowi6_oif = av->ifindex,
+		.flowi6_proto = IPPROTO_UDP,
+		.daddr = av->daddr,
+		.saddr = av->saddr,
+	};
+	struct dst_entry *dst;
+
+	if (qp) {
+		dst = dst_cache_get_ip6(&qp->dst_cache, saddr);
+		if (dst)
+			return dst;
+	}
+	dst = ip6_route_output(net, NULL, &fl6);
+	if (dst->error) {
+		int err = dst->error;
+
+		dst_release(dst);
+		return ERR_PTR(err);
+	}
+	*saddr = fl6.saddr;
+	if (qp)
+		dst_cache_set_ip6(&qp->dst_cache, dst, &fl6.saddr);
+	return dst;
+}
+
+static void srnic_push_udp(struct sk_buff *skb, u16 sport)
+{
+	struct udphdr *uh;
+	unsigned int len = skb->len;
+
+	__skb_push(skb, sizeof(*uh));
+	skb_reset_transport_header(skb);
+	uh = udp_hdr(skb);
+	uh->source = htons(sport);
+	uh->dest = htons(SRNIC_ROCE_V2_PORT);
+	uh->len = htons(len + sizeof(*uh));
+	uh->check = 0;
+}
+
+static void srnic_push_ip4(struct sk_buff *skb, const struct srnic_av *av,
+			   __be32 saddr, u8 tos)
+{
+	struct iphdr *iph;
+
+	__skb_push(skb, sizeof(*iph));
+	skb_reset_network_header(skb);
+	iph = ip_hdr(skb);
+	iph->version = 4;
+	iph->ihl = sizeof(*iph) >> 2;
+	iph->tos = tos;
+	iph->tot_len = htons(skb->len);
+	iph->id = 0;		/* DF is set: no fragments to identify */
+	iph->frag_off = htons(IP_DF);
+	iph->ttl = av->hop_limit ?: IPDEFTTL;
+	iph->protocol = IPPROTO_UDP;
+	iph->saddr = saddr;
+	iph->daddr = av->daddr.s6_addr32[3];
+	ip_send_check(iph);
+	skb->protocol = htons(ETH_P_IP);
+}
+
+static void srnic_push_ip6(struct sk_buff *skb, const struct srnic_av *av,
+			   const struct in6_addr *saddr, u8 tclass)
+{
+	struct ipv6hdr *ip6h;
+	unsigned int payload = skb->len;
+
+	__skb_push(skb, sizeof(*ip6h));
+	skb_reset_network_header(skb);
+	ip6h = ipv6_hdr(skb);
+	ip6_flow_hdr(ip6h, tclass, htonl(av->flow_label));
+	ip6h->payload_len = htons(payload);
+	ip6h->nexthdr = IPPROTO_UDP;
+	ip6h->hop_limit = av->hop_limit ?: IPV6_DEFAULT_HOPLIMIT;
+	ip6h->saddr = *saddr;
+	ip6h->daddr = av->daddr;
+	skb->protocol = htons(ETH_P_IPV6);
+}
+
+/**
+ * srnic_xmit() - send a RoCEv2 packet
+ * @sdev: the device
+ * @qp: the sending QP (its route cache is used), or NULL
+ * @av: the path
+ * @sport: UDP source port
+ * @tclass: IPv4 TOS / IPv6 traffic class, ECN bits included
+ * @skb: BTH + extension headers + payload + pad, from srnic_xmit_alloc()
+ *
+ * Consumes @skb in every case.
+ *
+ * Return: 0 when the packet was handed to the IP stack, or a negative errno
+ * (no route, netdev gone, dropped by the stack: reliable QPs recover by
+ * retransmission).
+ */
+int srnic_xmit(struct srnic_dev *sdev, struct srnic_qp *qp,
+	       const struct srnic_av *av, u16 sport, u8 tclass,
+	       struct sk_buff *skb)
+{
+	struct net *net = dev_net(sdev->ndev);
+	struct dst_entry *dst;
+	unsigned int ip_len;
+	__le32 *icrc;
+	int err;
+
+	icrc = skb_put(skb, SRNIC_ICRC_LEN);
+	srnic_push_udp(skb, sport);
+
+	if (av->family == AF_INET) {
+		__be32 saddr;
+
+		dst = srnic_route4(net, qp, av, &saddr);
+		if (IS_ERR(dst))
+			goto err_route;
+		srnic_push_ip4(skb, av, saddr, tclass);
+	} else {
+		struct in6_addr saddr;
+
+		dst = srnic_route6(net, qp, av, &saddr);
+		if (IS_ERR(dst))
+			goto err_route;
+		srnic_push_ip6(skb, av, &saddr, tclass);
+	}
+	skb_dst_set(skb, dst);
+	skb->dev = dst->dev;
+	memset(IPCB(skb), 0, sizeof(struct inet6_skb_parm));
+
+	/* Everything but the ICRC itself, from the IP header on. */
+	ip_len = skb->len - SRNIC_ICRC_LEN;
+	put_unaligned_le32(srnic_icrc_buf(skb->data, ip_len), icrc);
+
+	if (av->family == AF_INET)
+		err = ip_local_out(net, NULL, skb);
+	else
+		err = ip6_local_out(net, NULL, skb);
+	err = net_xmit_eval(err);
+	if (unlikely(err))
+		srnic_count(sdev, SRNIC_CNT_TX_DROPPED);
+	else
+		srnic_count(sdev, SRNIC_CNT_TX_PACKETS);
+	return err;
+
+err_route:
+	srnic_count(sdev, SRNIC_CNT_TX_NO_ROUTE);
+	kfree_skb(skb);
+	return PTR_ERR(dst);
+}
