@@ -1,0 +1,340 @@
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
+#
+# lib.sh: helpers for srnic test scripts that run as root inside a vmrun guest.
+#
+#   . tests/vm/lib.sh        (vmrun starts scripts with cwd = repo root)
+#
+# Results
+#   t_ok NAME                     PASS
+#   t_fail NAME MSG...            FAIL with a reason
+#   t_skip NAME MSG...            SKIP (not counted in the summary)
+#   t_check NAME CMD...           PASS if CMD exits 0
+#   t_expect_fail NAME ERE CMD... PASS if CMD exits non-zero AND its
+#                                 stdout+stderr matches the grep -E pattern ERE
+#   t_eq NAME GOT WANT            PASS if the two strings are equal
+#   t_summary                     prints "N passed, N failed"; returns 1 if any
+#                                 check failed
+# Each check prints one line, "PASS: NAME" or "FAIL: NAME: details", and
+# appends it to "$T_RESULTS" if that is set (so the host can aggregate).
+# On failure t_check/t_expect_fail first print the command's output, indented
+# with "  | ". Checks return 0 on PASS and 1 on FAIL; don't use `set -e` in
+# test scripts (or add `|| true`), so that one failure does not end the run.
+#
+# Processes
+#   with_timeout SECS CMD...      run CMD (an executable, not a function),
+#                                 TERM after SECS, KILL 5 s later; exit 124
+#                                 on timeout, like timeout(1)
+#   bg_start VAR CMD...           start CMD (an executable, not a function;
+#                                 redirections apply: bg_start p cmd >log)
+#                                 in the background in its own session and
+#                                 process group; VAR = its PID
+#   bg_stop PID                   TERM (then KILL) the process group of PID,
+#                                 reap it; returns the exit status
+#   bg_cleanup                    bg_stop every PID still running; lib.sh
+#                                 installs it as the EXIT trap. If you set your
+#                                 own EXIT trap, call bg_cleanup from it.
+#
+# Waiting
+#   wait_tcp_listen PORT [SECS]   wait (default 10 s) for a TCP LISTEN socket on
+#                                 PORT in /proc/net/tcp or tcp6 of this netns
+#   wait_rdma_cm_listen [SECS]    wait (default 10 s) for an rdma_cm id in state
+#                                 LISTEN (`rdma res show cm_id`)
+#
+# Networks (10.99.0.0/24 only ever exists on veths inside the guest)
+#   veth_pair_setup     root netns:  vethA 10.99.0.1/24 <-> vethB 10.99.0.2/24
+#   netns_pair_setup    nsA: vethA 10.99.0.1/24 <-> nsB: vethB 10.99.0.2/24
+#   veth_pkts IFACE     prints tx_packets + rx_packets of IFACE (this netns)
+#   rxe_load            load rdma_rxe: modprobe, or insmod by path if the host's
+#                       modprobe.d keeps it from loading (it and srnic both
+#                       claim RDMA_DRIVER_RXE and UDP 4791)
+#
+# Topology made by veth_pair_setup (one netns, both addresses local):
+#
+#     rxe0/srnic0 on vethA 10.99.0.1 <==== veth ====> vethB 10.99.0.2 on rxe1/...
+#
+# Without policy routing the kernel sends traffic between two local addresses
+# through `lo`, so RoCE frames would never cross the veth pair (and rxe drops
+# frames that arrive on lo). veth_pair_setup therefore:
+#   * moves the `local` table lookup from rule pref 0 to pref 1000;
+#   * routes 10.99.0.2 out of vethA (table 100, pref 10: oif vethA) and
+#     10.99.0.1 out of vethB (table 101, pref 11: oif vethB);
+#   * makes locally generated traffic to the peer take that path even when no
+#     output device is given (pref 20/21: iif lo to <peer>), which is also how
+#     rdma_cm picks the source device;
+#   * sets accept_local=1 (a packet from one local address arriving on the
+#     other veth is accepted) and rp_filter=0 on all, default, vethA, vethB.
+# Note: 6.1's rxe only works in init_net, so netns_pair_setup is for testing
+# that limitation (and srnic's netns support), not for rxe traffic.
+#
+# Both setup functions are idempotent: calling them again keeps (or repairs)
+# the same state; they return non-zero if the result is not as described.
+
+T_PASS=0
+T_FAIL=0
+T_BG_PIDS=()
+T_REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd -P)
+
+# ------------------------------------------------------------------ results
+
+_t_line() {
+	echo "$1"
+	if [ -n "${T_RESULTS:-}" ]; then
+		echo "$1" >>"$T_RESULTS"
+	fi
+}
+
+t_ok() {
+	T_PASS=$((T_PASS + 1))
+	_t_line "PASS: $1"
+	return 0
+}
+
+t_fail() {
+	local name=$1
+	shift
+	T_FAIL=$((T_FAIL + 1))
+	_t_line "FAIL: $name: ${*:-failed}"
+	return 1
+}
+
+t_skip() {
+	local name=$1
+	shift
+	_t_line "SKIP: $name: ${*:-skipped}"
+	return 0
+}
+
+# _t_run CMD...: run CMD with stdout+stderr captured in $_t_out; sets _t_rc.
+# No mktemp/cat/rm: every exec costs ~0.1 s under TCG.
+_T_OUT=${TMPDIR:-/tmp}/t_out.$$
+_t_run() {
+	"$@" >"$_T_OUT" 2>&1 </dev/null
+	_t_rc=$?
+	_t_out=$(<"$_T_OUT")
+}
+
+_t_show_output() {
+	[ -n "$_t_out" ] || return 0
+	printf '%s\n' "$_t_out" | tail -n 30 | sed 's/^/  | /'
+}
+
+t_check() {
+	local name=$1
+	shift
+	_t_run "$@"
+	if [ "$_t_rc" -eq 0 ]; then
+		t_ok "$name"
+	else
+		_t_show_output
+		t_fail "$name" "exit $_t_rc: $*"
+	fi
+}
+
+t_expect_fail() {
+	local name=$1 pat=$2
+	shift 2
+	_t_run "$@"
+	if [ "$_t_rc" -eq 0 ]; then
+		_t_show_output
+		t_fail "$name" "succeeded, expected failure: $*"
+	elif ! printf '%s\n' "$_t_out" | grep -Eq -- "$pat"; then
+		_t_show_output
+		t_fail "$name" "exit $_t_rc but output does not match /$pat/: $*"
+	else
+		t_ok "$name"
+	fi
+}
+
+t_eq() {
+	if [ "$2" = "$3" ]; then
+		t_ok "$1"
+	else
+		t_fail "$1" "got '$2', want '$3'"
+	fi
+}
+
+t_summary() {
+	echo "$T_PASS passed, $T_FAIL failed"
+	[ "$T_FAIL" -eq 0 ]
+}
+
+# ------------------------------------------------------------------ processes
+
+with_timeout() {
+	local secs=$1
+	shift
+	timeout --kill-after=5 "$secs" "$@"
+}
+
+bg_start() {
+	local var=$1
+	shift
+	if [[ $- == *m* ]]; then
+		# job control: the job already is its own process group
+		"$@" &
+	else
+		# setsid execs CMD directly (a background job is not a group
+		# leader), so $! is CMD's PID and also its process group id
+		setsid "$@" &
+	fi
+	printf -v "$var" '%s' "$!"
+	T_BG_PIDS+=("$!")
+}
+
+bg_stop() {
+	local pid=$1 rc=0 keep=() p
+	if kill -0 "$pid" 2>/dev/null; then
+		kill -TERM -- "-$pid" 2>/dev/null || kill -TERM "$pid" 2>/dev/null
+		for _ in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20; do
+			kill -0 "$pid" 2>/dev/null || break
+			sleep 0.1
+		done
+		kill -KILL -- "-$pid" 2>/dev/null || kill -KILL "$pid" 2>/dev/null
+	fi
+	wait "$pid" 2>/dev/null
+	rc=$?
+	for p in "${T_BG_PIDS[@]}"; do
+		[ "$p" = "$pid" ] || keep+=("$p")
+	done
+	T_BG_PIDS=("${keep[@]}")
+	return "$rc"
+}
+
+bg_cleanup() {
+	local p
+	for p in "${T_BG_PIDS[@]}"; do
+		bg_stop "$p" || true
+	done
+	T_BG_PIDS=()
+}
+_t_exit() {
+	bg_cleanup
+	rm -f "$_T_OUT"
+}
+trap _t_exit EXIT
+
+# ------------------------------------------------------------------ waiting
+
+_t_now_us() { echo "${EPOCHREALTIME/[.,]/}"; }
+
+wait_tcp_listen() {
+	local port=$1 secs=${2:-10} hex f _sl laddr _rem st _rest end
+	printf -v hex ':%04X' "$port"
+	end=$(( $(_t_now_us) + secs * 1000000 ))
+	while :; do
+		for f in /proc/net/tcp /proc/net/tcp6; do
+			[ -r "$f" ] || continue
+			while read -r _sl laddr _rem st _rest; do
+				[ "$st" = 0A ] && [[ $laddr == *"$hex" ]] && return 0
+			done <"$f"
+		done
+		[ "$(_t_now_us)" -lt "$end" ] || return 1
+		sleep 0.1
+	done
+}
+
+wait_rdma_cm_listen() {
+	local secs=${1:-10} end
+	end=$(( $(_t_now_us) + secs * 1000000 ))
+	while :; do
+		[[ $(rdma res show cm_id 2>/dev/null) == *LISTEN* ]] && return 0
+		[ "$(_t_now_us)" -lt "$end" ] || return 1
+		sleep 0.2
+	done
+}
+
+# ------------------------------------------------------------------ networks
+
+_t_sysctl() { echo "$2" >"/proc/sys/net/ipv4/conf/$1" 2>/dev/null; }
+
+veth_pair_setup() {
+	local dev rules
+	modprobe veth || return 1
+	# one exec for everything (each exec costs ~0.1 s under TCG); -force
+	# goes on past "File exists" and friends on a second call
+	ip -force -batch - >/dev/null 2>&1 <<-'EOF'
+	link add vethA type veth peer name vethB
+	addr replace 10.99.0.1/24 dev vethA
+	addr replace 10.99.0.2/24 dev vethB
+	link set vethA up
+	link set vethB up
+	rule add pref 1000 lookup local
+	route replace 10.99.0.2 dev vethA src 10.99.0.1 table 100
+	route replace 10.99.0.1 dev vethB src 10.99.0.2 table 101
+	rule add pref 10 oif vethA lookup 100
+	rule add pref 11 oif vethB lookup 101
+	rule add pref 20 iif lo to 10.99.0.2 lookup 100
+	rule add pref 21 iif lo to 10.99.0.1 lookup 101
+	EOF
+	for dev in all default vethA vethB; do
+		_t_sysctl "$dev/accept_local" 1
+		_t_sysctl "$dev/rp_filter" 0
+	done
+	rules=$(ip rule show)
+	# drop the pref-0 local rule only once the pref-1000 one exists
+	if [[ $rules == *"1000:"*"lookup local"* && $rules == "0:"*"lookup local"* ]]; then
+		ip rule del pref 0 lookup local || return 1
+		rules=$(ip rule show)
+	fi
+	_t_expect_lines "veth_pair_setup" "$rules
+$(ip -4 -o addr show dev vethA) $(ip -4 -o addr show dev vethB)" \
+		"1000:	from all lookup local" \
+		"10:	from all oif vethA lookup 100" \
+		"11:	from all oif vethB lookup 101" \
+		"20:	from all to 10.99.0.2 iif lo lookup 100" \
+		"21:	from all to 10.99.0.1 iif lo lookup 101" \
+		"inet 10.99.0.1/24" "inet 10.99.0.2/24" || return 1
+	[[ $rules != "0:"*"lookup local"* ]] || { echo "veth_pair_setup: pref 0 rule still there" >&2; return 1; }
+}
+
+netns_pair_setup() {
+	local ns
+	modprobe veth || return 1
+	# not in an -batch: `netns add` unshares the ip process itself
+	for ns in nsA nsB; do
+		[ -e "/run/netns/$ns" ] || ip netns add "$ns" || return 1
+	done
+	# created from inside nsA: 6.1 checks the new name in the caller's netns,
+	# which clashes with veth_pair_setup's vethA
+	ip -n nsA link add vethA type veth peer name vethB netns nsB 2>/dev/null
+	ip -n nsA -force -batch - >/dev/null 2>&1 <<-'EOF'
+	link set lo up
+	addr replace 10.99.0.1/24 dev vethA
+	link set vethA up
+	EOF
+	ip -n nsB -force -batch - >/dev/null 2>&1 <<-'EOF'
+	link set lo up
+	addr replace 10.99.0.2/24 dev vethB
+	link set vethB up
+	EOF
+	_t_expect_lines "netns_pair_setup" \
+		"$(ip -n nsA -4 -o addr show dev vethA) $(ip -n nsB -4 -o addr show dev vethB)" \
+		"inet 10.99.0.1/24" "inet 10.99.0.2/24"
+}
+
+# _t_expect_lines WHO TEXT SUBSTRING...: every SUBSTRING occurs in TEXT.
+_t_expect_lines() {
+	local who=$1 text=$2 s
+	shift 2
+	for s in "$@"; do
+		if [[ $text != *"$s"* ]]; then
+			echo "$who: missing '$s'" >&2
+			return 1
+		fi
+	done
+}
+
+rxe_load() {
+	local ko
+	modprobe rdma_rxe 2>/dev/null && return 0
+	ko=$(modinfo -n rdma_rxe) || return 1
+	modprobe -a ib_uverbs udp_tunnel ip6_udp_tunnel && insmod "$ko"
+}
+
+veth_pkts() {
+	local d=/sys/class/net/$1/statistics tx rx
+	read -r tx <"$d/tx_packets" || return 1
+	read -r rx <"$d/rx_packets" || return 1
+	echo $((tx + rx))
+}

@@ -1,0 +1,110 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# selftest.sh: guest script proving that the vmrun harness and lib.sh work.
+#
+#   tests/vm/vmrun tests/vm/selftest.sh
+#
+# Checks: the guest runs the expected 6.1 kernel; the repo is mounted
+# read-write at the host's path; veth_pair_setup builds vethA <-> vethB with
+# policy routing and a ping between the two local addresses really crosses
+# the veth pair; rdma_rxe loads, an rxe device on vethA shows up in
+# ibv_devices (so the rdma-core userspace stack works), RC pingpong and
+# rping (rdma_cm) between rxe1 on vethB and rxe0 on vethA move data across
+# the veth, and it all unloads.
+# Also exercises the lib.sh helpers themselves (t_eq, t_expect_fail,
+# bg_start/bg_stop, wait_tcp_listen, with_timeout, netns_pair_setup).
+
+. tests/vm/lib.sh
+
+# ---- environment
+t_eq "vmrun env" "${VMRUN:-}" 1
+kver=$(uname -r)
+[[ $kver == 6.1.* ]] && t_ok "kernel is 6.1 ($kver)" || t_fail "kernel is 6.1" "uname -r = $kver"
+t_eq "cwd is repo root" "$PWD" "$T_REPO"
+t_eq "PATH has no shims" "$PATH" /usr/sbin:/usr/bin:/sbin:/bin
+
+# ---- repo mounted read-write at the same path
+f=$T_REPO/tests/vm/.selftest.$$
+token="selftest-$RANDOM-$$"
+if echo "$token" >"$f" 2>/dev/null; then
+	t_eq "repo rw: write+read back" "$(cat "$f")" "$token"
+	rm -f "$f"
+	t_check "repo rw: removed" test ! -e "$f"
+else
+	t_fail "repo rw: write+read back" "cannot write $f"
+fi
+t_check "repo is 9p" bash -c "grep -q ' $T_REPO 9p ' /proc/mounts"
+
+# ---- lib.sh helpers
+t_expect_fail "t_expect_fail sees output" 'No such file' ls /nonexistent
+t_check "with_timeout passes status" with_timeout 5 true
+with_timeout 1 sleep 10
+t_eq "with_timeout times out" "$?" 124
+bg_start srv busybox nc -l -p 7777
+if wait_tcp_listen 7777 10; then
+	t_ok "wait_tcp_listen"
+else
+	t_fail "wait_tcp_listen" "no listener on 7777"
+fi
+bg_stop "$srv"
+t_check "bg_stop killed it" bash -c "! kill -0 $srv 2>/dev/null"
+if wait_tcp_listen 7777 0; then
+	t_fail "wait_tcp_listen times out" "listener still there"
+else
+	t_ok "wait_tcp_listen times out"
+fi
+
+# ---- veth pair with policy routing
+t_check "modprobe veth" modprobe veth
+t_check "veth_pair_setup" veth_pair_setup
+t_check "veth_pair_setup again (idempotent)" veth_pair_setup
+route=$(ip route get 10.99.0.2 from 10.99.0.1)
+[[ $route == *"dev vethA"* ]] && t_ok "route to 10.99.0.2 via vethA" ||
+	t_fail "route to 10.99.0.2 via vethA" "$route"
+before=$(veth_pkts vethA)
+t_check "ping 10.99.0.2 from vethA" busybox ping -c1 -W2 -I 10.99.0.1 10.99.0.2
+after=$(veth_pkts vethA)
+[ "$((after - before))" -ge 2 ] && t_ok "ping crossed the veth ($((after - before)) pkts)" ||
+	t_fail "ping crossed the veth" "vethA packets $before -> $after"
+
+# ---- two network namespaces joined by a veth pair
+t_check "netns_pair_setup" netns_pair_setup
+t_check "ping nsA -> nsB" ip netns exec nsA busybox ping -c1 -W2 10.99.0.2
+
+# ---- rdma_rxe and the rdma-core userspace stack
+if t_check "load rdma_rxe" rxe_load; then
+	t_check "rdma link add rxe0" rdma link add rxe0 type rxe netdev vethA
+	t_check "rdma link add rxe1" rdma link add rxe1 type rxe netdev vethB
+	devs=$(ibv_devices 2>&1)
+	[[ $devs == *rxe0* && $devs == *rxe1* ]] && t_ok "ibv_devices lists rxe0 and rxe1" ||
+		t_fail "ibv_devices lists rxe0 and rxe1" "$devs"
+
+	# verbs data path across the veth: RC pingpong rxe1 -> rxe0
+	before=$(veth_pkts vethA)
+	bg_start srv timeout 30 ibv_rc_pingpong -d rxe0 -g 1 -n 100 -s 1024 >/tmp/pp_srv.log 2>&1
+	wait_tcp_listen 18515 15 || t_fail "ibv_rc_pingpong server listens" "port 18515"
+	t_check "ibv_rc_pingpong rxe1 -> rxe0" with_timeout 30 \
+		ibv_rc_pingpong -d rxe1 -g 1 -n 100 -s 1024 10.99.0.1
+	bg_stop "$srv"
+	after=$(veth_pkts vethA)
+	[ "$((after - before))" -ge 200 ] && t_ok "pingpong crossed the veth ($((after - before)) pkts)" ||
+		t_fail "pingpong crossed the veth" "vethA packets $before -> $after"
+
+	# rdma_cm: rping, with wait_rdma_cm_listen
+	bg_start srv timeout 30 rping -s -a 10.99.0.1 -C 10 -S 64 >/tmp/rping_srv.log 2>&1
+	if wait_rdma_cm_listen 15; then
+		t_ok "wait_rdma_cm_listen (rping server)"
+		t_check "rping -c rxe1 -> rxe0" with_timeout 30 \
+			rping -c -a 10.99.0.1 -I 10.99.0.2 -C 10 -S 64 -V
+	else
+		t_fail "wait_rdma_cm_listen (rping server)" "$(rdma res show cm_id 2>&1)"
+	fi
+	bg_stop "$srv"
+
+	t_check "rdma link delete rxe0" rdma link delete rxe0
+	t_check "rdma link delete rxe1" rdma link delete rxe1
+	t_check "modprobe -r rdma_rxe" modprobe -r rdma_rxe
+fi
+
+t_summary

@@ -1,0 +1,106 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# test_harness.sh: host-side tests of tests/vm/vmrun (about 1-2 minutes).
+#
+#   tests/vm/test_harness.sh
+#
+# 1. vmrun tests/vm/selftest.sh exits 0 (kernel, rw repo, veth + policy
+#    routing, netns, rdma_rxe + rdma-core in the guest)
+# 2. a guest script's exit status (7) is vmrun's exit status
+# 3. --timeout 20 on a script sleeping 600 s: exit 124 within 40 s, and no
+#    qemu of that run is left (pgrep -f on the run's unique VMRUN_TAG)
+# 4. --pair: guests a and b ping each other over their link and exchange a
+#    file through VMRUN_SYNC
+# Prints one PASS/FAIL line per check and "N passed, N failed"; exits 1 on
+# any failure. Console logs of failed runs are shown (last 40 lines).
+set -u
+
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd -P)
+. "$HERE/lib.sh"
+VMRUN=$HERE/vmrun
+cd "$T_REPO" || exit 1
+TMP=$(mktemp -d /tmp/vmrun-harness.XXXXXX)
+trap 'bg_cleanup; rm -rf "$TMP"' EXIT
+
+# run_vm LOG ARGS...: vmrun ARGS with its output in LOG; sets rc and secs.
+run_vm() {
+	local log=$1 t0
+	shift
+	t0=$EPOCHREALTIME
+	"$VMRUN" "$@" >"$log" 2>&1
+	rc=$?
+	secs=$(awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", b - a }')
+}
+show_log() { tail -n 40 "$1" | sed 's/^/  | /'; }
+
+# 1. the guest self-test
+run_vm "$TMP/selftest.log" --timeout 300 tests/vm/selftest.sh
+summary=$(grep -E '^[0-9]+ passed, [0-9]+ failed$' "$TMP/selftest.log" | tail -n1)
+boot=$(sed -n 's/.*booted (uptime \([0-9.]*\)s).*/\1/p' "$TMP/selftest.log")
+if [ "$rc" = 0 ] && [[ $summary == *" passed, 0 failed" ]]; then
+	t_ok "selftest.sh in the guest ($summary, boot ${boot}s, ${secs}s)"
+else
+	show_log "$TMP/selftest.log"
+	t_fail "selftest.sh in the guest" "vmrun exit $rc, summary '$summary'"
+fi
+
+# 2. exit status propagation
+printf 'echo "about to exit 7"\nexit 7\n' >"$TMP/exit7.sh"
+run_vm "$TMP/exit7.log" --timeout 120 "$TMP/exit7.sh"
+if [ "$rc" = 7 ]; then
+	t_ok "guest exit 7 -> vmrun exit 7 (${secs}s)"
+else
+	show_log "$TMP/exit7.log"
+	t_fail "guest exit 7 -> vmrun exit 7" "vmrun exit $rc"
+fi
+
+# 3. timeout: exit 124 within 40 s, nothing left behind
+tag=harness-$$-$RANDOM
+printf 'echo sleeping\nsleep 600\n' >"$TMP/sleep.sh"
+VMRUN_TAG=$tag run_vm "$TMP/timeout.log" --timeout 20 "$TMP/sleep.sh"
+left=$(pgrep -f "vmrun-$tag" || true)
+dirs=$(compgen -G "/tmp/vmrun.$tag.*" || true)
+if [ "$rc" = 124 ] && awk -v s="$secs" 'BEGIN { exit !(s < 40) }' &&
+   [ -z "$left" ] && [ -z "$dirs" ] && grep -q TIMEOUT "$TMP/timeout.log"; then
+	t_ok "--timeout 20 -> exit 124 in ${secs}s, no qemu or run dir left"
+else
+	show_log "$TMP/timeout.log"
+	t_fail "--timeout 20" "exit $rc after ${secs}s; left pids '$left' dirs '$dirs'"
+	[ -z "$left" ] || kill -KILL $left 2>/dev/null
+fi
+
+# 4. --pair: ping both ways, exchange a file through VMRUN_SYNC
+cat >"$TMP/pair.sh" <<'GUEST'
+set -u
+peer_role=$([ "$VMRUN_ROLE" = a ] && echo b || echo a)
+echo "role $VMRUN_ROLE: $VMRUN_IFACE $VMRUN_ADDR -> $VMRUN_PEER, sync $VMRUN_SYNC"
+busybox ping -c3 -W2 "$VMRUN_PEER" || { echo "ping $VMRUN_PEER failed"; exit 1; }
+echo "payload from $VMRUN_ROLE $(busybox hostname)" >"$VMRUN_SYNC/$VMRUN_ROLE.tmp"
+mv "$VMRUN_SYNC/$VMRUN_ROLE.tmp" "$VMRUN_SYNC/$VMRUN_ROLE.msg"
+for _ in $(seq 300); do
+	[ -f "$VMRUN_SYNC/$peer_role.msg" ] && break
+	sleep 0.1
+done
+got=$(cat "$VMRUN_SYNC/$peer_role.msg" 2>/dev/null)
+want="payload from $peer_role vmrun-$peer_role"
+[ "$got" = "$want" ] || { echo "got '$got', want '$want'"; exit 1; }
+echo "role $VMRUN_ROLE: received '$got'"
+# don't power off before the peer has read our file
+touch "$VMRUN_SYNC/$VMRUN_ROLE.done"
+for _ in $(seq 300); do
+	[ -f "$VMRUN_SYNC/$peer_role.done" ] && exit 0
+	sleep 0.1
+done
+echo "peer never finished"; exit 1
+GUEST
+run_vm "$TMP/pair.log" --pair --timeout 180 "$TMP/pair.sh"
+if [ "$rc" = 0 ] && grep -q "^\[a\] role a: received 'payload from b" "$TMP/pair.log" &&
+   grep -q "^\[b\] role b: received 'payload from a" "$TMP/pair.log"; then
+	t_ok "--pair: ping + file exchange via VMRUN_SYNC (${secs}s)"
+else
+	show_log "$TMP/pair.log"
+	t_fail "--pair: ping + file exchange" "vmrun exit $rc"
+fi
+
+t_summary
