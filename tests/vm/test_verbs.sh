@@ -42,6 +42,12 @@ G1=$(gid_index srnic1 10.99.0.2)
 t_check "IPv4 RoCEv2 GIDs present" test -n "$G0" -a -n "$G1"
 counter() { cat /sys/class/infiniband/"$1"/ports/1/hw_counters/"$2"; }
 
+# The server listens when its TCP socket (pingpong, perftest: 18515 =
+# 0x4853) or its rdma_cm id (RDMA-CM tools) appears.
+tcp_listening() { ip netns exec nsA grep -qi ':4853 00000000:0000 0A' /proc/net/tcp; }
+cm_listening() { rdma res show cm_id | grep -q 'state LISTEN'; }
+wait_server=tcp_listening
+
 # pair NAME SERVER_CMD -- CLIENT_CMD: server in nsA, client in nsB.
 pair() {
 	local name=$1 srv=() cli=() pid rc_c rc_s out
@@ -51,8 +57,7 @@ pair() {
 	cli=("$@")
 	out=$(mktemp)
 	bg_start pid timeout --kill-after=5 45 ip netns exec nsA "${srv[@]}"
-	# pingpong and perftest servers listen on TCP 18515 (0x4853) in nsA
-	settle ip netns exec nsA grep -qi ':4853 00000000:0000 0A' /proc/net/tcp
+	settle "$wait_server"
 	with_timeout 40 ip netns exec nsB "${cli[@]}" >"$out" 2>&1
 	rc_c=$?
 	wait "$pid"
@@ -108,6 +113,22 @@ for t in ib_write_lat ib_read_lat ib_send_lat ib_atomic_lat; do
 		$t -d srnic0 -x "$G0" -n "$n" -F -- \
 		$t -d srnic1 -x "$G1" -n "$n" -F 10.99.0.1
 done
+
+# RDMA-CM: connection management MADs over the GSI QP (QP1), then RC.
+wait_server=cm_listening
+pair "rping (RDMA-CM), 100 x 1 KiB, data verified" \
+	rping -s -a 10.99.0.1 -C 100 -S 1024 -V -- \
+	rping -c -a 10.99.0.1 -C 100 -S 1024 -V
+pair "ucmatose (RDMA-CM RC connections)" \
+	ucmatose -b 10.99.0.1 -- \
+	ucmatose -s 10.99.0.1
+pair "udaddy (RDMA-CM UD)" \
+	udaddy -b 10.99.0.1 -- \
+	udaddy -s 10.99.0.1
+pair "rdma_server / rdma_client" \
+	rdma_server -s 10.99.0.1 -- \
+	rdma_client -s 10.99.0.1
+wait_server=tcp_listening
 
 t_eq "no ICRC errors" "$(counter srnic0 rcvd_icrc_err)$(counter srnic1 rcvd_icrc_err)" "00"
 t_check "no kernel warnings" bash -c "! dmesg | grep -E '^(\[[ 0-9.]+\] )?(WARNING|BUG|Oops|general protection)'"
