@@ -9,7 +9,8 @@
 #   make style           checkpatch --strict over kernel/ and include/
 #   make test            every test tier (tests/run.sh)
 #   make bench           perftest benchmark in a VM (tools/bench.sh)
-#   make clean
+#   make module-clean    kbuild products only
+#   make clean           everything built, build/ included
 
 # The running kernel's build dir when it exists; otherwise (a host whose kernel
 # has no headers, such as this project's CI machines) the newest Debian 6.1
@@ -21,7 +22,7 @@ BUILD ?= $(CURDIR)/build
 
 KBUILD_ARGS := -C $(KDIR) M=$(CURDIR) CONFIG_RDMA_SRNIC=m W=$(W)
 
-.PHONY: all module module-debug userspace check style test bench demo clean
+.PHONY: all module module-debug module-clean userspace check style test bench demo clean
 
 all: module userspace
 
@@ -51,6 +52,8 @@ bench:
 demo:
 	tools/demo.sh
 
-clean:
+module-clean:
 	@if [ -n "$(KDIR)" ]; then $(MAKE) -C $(KDIR) M=$(CURDIR) clean; fi
+
+clean: module-clean
 	rm -rf $(BUILD)

@@ -12,7 +12,7 @@ ok() { echo "PASS: $1"; pass=$((pass + 1)); }
 ko() { echo "FAIL: $1"; fail=$((fail + 1)); }
 check() { local n=$1; shift; if "$@"; then ok "$n"; else ko "$n"; fi; }
 
-make -s clean >/dev/null 2>&1
+make -s module-clean >/dev/null 2>&1
 out=$(make module 2>&1)
 rc=$?
 echo "$out" | grep -vE '^  (CC|LD|MODPOST|BTF)|^make'

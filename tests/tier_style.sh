@@ -22,7 +22,7 @@ for f in "${files[@]}"; do
 done
 
 # sparse: force a full re-check so that warnings are never hidden by make.
-out=$(make -s clean >/dev/null 2>&1; make -s check 2>&1)
+out=$(make -s module-clean >/dev/null 2>&1; make -s check 2>&1)
 if grep -E 'warning:|error:' <<<"$out"; then
 	ko "sparse (make check) is clean"
 else
