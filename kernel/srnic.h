@@ -68,6 +68,8 @@
 #define SRNIC_MAX_INLINE	512
 #define SRNIC_PAGE_SIZE_CAP	0xfffff000U
 #define SRNIC_LOCAL_CA_ACK_DELAY 15
+#define SRNIC_RATE_LIMIT_MIN_KBPS 1000		/* 1 Mbit/s */
+#define SRNIC_RATE_LIMIT_MAX_KBPS 100000000	/* 100 Gbit/s */
 
 /* Port limits. */
 #define SRNIC_PORT_NUM		1

@@ -180,6 +180,7 @@ static int srnic_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	timer_setup(&qp->retrans_timer, srnic_req_retrans_timer, 0);
 	timer_setup(&qp->rnr_timer, srnic_req_rnr_timer, 0);
 	INIT_WORK(&qp->tx_work, srnic_req_work);
+	srnic_req_init(qp);
 
 	err = dst_cache_init(&qp->dst_cache, GFP_KERNEL);
 	if (err)
@@ -351,7 +352,7 @@ static int srnic_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
 	enum ib_qp_state cur, new;
 	int err;
 
-	if (mask & ~IB_QP_ATTR_STANDARD_BITS)
+	if (mask & ~(IB_QP_ATTR_STANDARD_BITS | IB_QP_RATE_LIMIT))
 		return -EOPNOTSUPP;
 	if (udata && udata->inlen)
 		return -EINVAL;
@@ -360,7 +361,17 @@ static int srnic_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
 	cur = (mask & IB_QP_CUR_STATE) ? attr->cur_qp_state : qp->state;
 	spin_unlock_bh(&qp->state_lock);
 	new = (mask & IB_QP_STATE) ? attr->qp_state : cur;
-	if (!ib_modify_qp_is_ok(cur, new, ibqp->qp_type, mask))
+	/*
+	 * IBA leaves the rate limit to raw packet QPs; srnic paces every QP
+	 * type (and DCQCN will), so take it aside from the IBA mask checks.
+	 */
+	if (!ib_modify_qp_is_ok(cur, new, ibqp->qp_type,
+				mask & ~IB_QP_RATE_LIMIT))
+		return -EINVAL;
+	if ((mask & IB_QP_RATE_LIMIT) &&
+	    (new != IB_QPS_RTS || (attr->rate_limit &&
+	     (attr->rate_limit < SRNIC_RATE_LIMIT_MIN_KBPS ||
+	      attr->rate_limit > SRNIC_RATE_LIMIT_MAX_KBPS))))
 		return -EINVAL;
 	err = srnic_qp_check_attr(qp, attr, mask);
 	if (err)
@@ -435,6 +446,11 @@ static int srnic_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
 		spin_unlock_bh(&qp->req_lock);
 	}
 
+	if (mask & IB_QP_RATE_LIMIT) {
+		qp->attr.rate_limit = attr->rate_limit;
+		srnic_req_set_rate(qp, attr->rate_limit);
+	}
+
 	if (mask & IB_QP_STATE) {
 		switch (new) {
 		case IB_QPS_RESET:
@@ -501,9 +517,15 @@ static int srnic_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	srnic_qp_put(qp);
 	wait_for_completion(&qp->released);
 
-	/* Nothing re-arms these once the QP is unreachable and in RESET. */
+	/*
+	 * In RESET and unreachable, nothing starts new work; a TX body still
+	 * running may re-arm a timer and a timer may queue the TX work, so
+	 * stop the work, then the timers, then work a timer queued.
+	 */
+	cancel_work_sync(&qp->tx_work);
 	del_timer_sync(&qp->retrans_timer);
 	del_timer_sync(&qp->rnr_timer);
+	hrtimer_cancel(&qp->pace.timer);
 	cancel_work_sync(&qp->tx_work);
 
 	if (!qp->srq)

@@ -20,6 +20,7 @@
 #ifndef SRNIC_QP_H
 #define SRNIC_QP_H
 
+#include <linux/hrtimer.h>
 #include <linux/in6.h>
 #include <linux/refcount.h>
 #include <linux/timer.h>
@@ -202,6 +203,20 @@ struct srnic_qp {
 	struct timer_list	retrans_timer;
 	struct timer_list	rnr_timer;
 
+	/*
+	 * Transmit pacing (token bucket), under @req_lock: every packet the
+	 * QP sends as a requester waits for its bytes' worth of tokens.
+	 * @rate is bytes/s, 0 = unpaced. Set by IB_QP_RATE_LIMIT today and
+	 * by congestion control (DCQCN) next.
+	 */
+	struct {
+		u64		rate;
+		u64		tokens;		/* bytes, at most @burst */
+		u64		burst;
+		ktime_t		last;		/* when @tokens was computed */
+		struct hrtimer	timer;		/* wakes the TX side */
+	} pace;
+
 	/* responder */
 	spinlock_t		resp_lock;	/* see above */
 	struct {
@@ -313,6 +328,9 @@ int srnic_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 		    const struct ib_send_wr **bad_wr);
 void srnic_req_kick(struct srnic_qp *qp);
 void srnic_req_arm_timer(struct srnic_qp *qp);
+void srnic_req_init(struct srnic_qp *qp);
+void srnic_req_set_rate(struct srnic_qp *qp, u32 kbps);
+bool srnic_req_pace(struct srnic_qp *qp, u32 bytes);
 void srnic_req_work(struct work_struct *work);
 void srnic_req_retrans_timer(struct timer_list *t);
 void srnic_req_rnr_timer(struct timer_list *t);

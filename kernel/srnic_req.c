@@ -372,6 +372,73 @@ struct srnic_req_pkt {
 	struct srnic_av		ud_av;
 };
 
+/* Burst of the pacer: a few MTU-sized packets. */
+#define SRNIC_PACE_BURST_PKTS	4
+
+/**
+ * srnic_req_set_rate() - pace the QP's requests
+ * @qp: the QP
+ * @kbps: rate in kbit/s (IB_QP_RATE_LIMIT units), 0 to stop pacing
+ */
+void srnic_req_set_rate(struct srnic_qp *qp, u32 kbps)
+{
+	spin_lock_bh(&qp->req_lock);
+	qp->pace.rate = (u64)kbps * 1000 / 8;
+	qp->pace.burst = SRNIC_PACE_BURST_PKTS * 4096;
+	qp->pace.tokens = qp->pace.burst;
+	qp->pace.last = ktime_get();
+	spin_unlock_bh(&qp->req_lock);
+	srnic_req_kick(qp);
+}
+
+/**
+ * srnic_req_pace() - may @bytes go out now?
+ * @qp: the QP (req_lock held)
+ * @bytes: size of the next packet
+ *
+ * Return: true, with the bytes' tokens taken; or false, with the pacing
+ * timer armed to kick the TX side when enough tokens will have accumulated.
+ */
+bool srnic_req_pace(struct srnic_qp *qp, u32 bytes)
+{
+	ktime_t now;
+	u64 ns;
+
+	lockdep_assert_held(&qp->req_lock);
+	if (!qp->pace.rate)
+		return true;
+	now = ktime_get();
+	ns = ktime_to_ns(ktime_sub(now, qp->pace.last));
+	qp->pace.last = now;
+	qp->pace.tokens = min(qp->pace.burst,
+			      qp->pace.tokens +
+			      mul_u64_u64_div_u64(ns, qp->pace.rate, NSEC_PER_SEC));
+	if (qp->pace.tokens >= bytes) {
+		qp->pace.tokens -= bytes;
+		return true;
+	}
+	ns = mul_u64_u64_div_u64(bytes - qp->pace.tokens, NSEC_PER_SEC,
+				 qp->pace.rate);
+	if (!hrtimer_active(&qp->pace.timer))
+		hrtimer_start(&qp->pace.timer, ns_to_ktime(ns),
+			      HRTIMER_MODE_REL);
+	return false;
+}
+
+static enum hrtimer_restart srnic_req_pace_timer(struct hrtimer *t)
+{
+	struct srnic_qp *qp = container_of(t, struct srnic_qp, pace.timer);
+
+	srnic_req_kick(qp);
+	return HRTIMER_NORESTART;
+}
+
+void srnic_req_init(struct srnic_qp *qp)
+{
+	hrtimer_init(&qp->pace.timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL);
+	qp->pace.timer.function = srnic_req_pace_timer;
+}
+
 /*
  * Build the next packet of @wqe. Returns 1 when a packet was built, 0 when
  * the window, read credits or pacing stop us, or a negative errno when the
@@ -418,6 +485,8 @@ static int srnic_req_build(struct srnic_qp *qp, struct srnic_send_wqe *wqe,
 	opcode = srnic_opcode_for_wr(type, wqe->opcode, pos);
 	if (opcode < 0)
 		return -EINVAL;
+	if (!srnic_req_pace(qp, paylen + SRNIC_BTH_LEN))
+		return 0;
 
 	pad = srnic_pad_count(paylen);
 	hdr_len = srnic_opcode_hdr_len(opcode);
