@@ -244,11 +244,15 @@ static bool srnic_comp_read_resp(struct srnic_qp *qp, struct srnic_pkt *pkt)
 		return false;	/* stale duplicate */
 	off = (pkt->psn - wqe->first_psn) & SRNIC_PSN_MASK;
 	off *= pmtu;
-	/* Responses arrive in order; anything else is a loss: go back. */
-	if (off != wqe->acked_bytes) {
-		qp->req.need_retry = true;
+	/*
+	 * Responses arrive in order. Anything else is dropped and a loss is
+	 * left to the retransmit timer, like rdma_rxe does: going back at
+	 * once on every gap also fired on the responses still in flight
+	 * from before the last go-back (the READ restarts at offset 0), so
+	 * each of them asked for every outstanding READ again, without end.
+	 */
+	if (off != wqe->acked_bytes)
 		return false;
-	}
 	if (pkt->paylen > wqe->length - off ||
 	    ((pkt->pos & SRNIC_POS_LAST) && off + pkt->paylen != wqe->length) ||
 	    (!(pkt->pos & SRNIC_POS_LAST) && pkt->paylen != pmtu)) {

@@ -352,7 +352,7 @@ void srnic_comp_fail_oldest(struct srnic_qp *qp, enum ib_wc_status status);
 struct sk_buff *srnic_xmit_alloc(unsigned int hdr_len, unsigned int room);
 int srnic_xmit(struct srnic_dev *sdev, struct srnic_qp *qp,
 	       const struct srnic_av *av, u16 sport, u8 tclass,
-	       struct sk_buff *skb);
+	       struct sk_buff *skb, unsigned int pad);
 
 /* srnic_recv.c */
 int srnic_udp_encap_recv(struct sock *sk, struct sk_buff *skb);

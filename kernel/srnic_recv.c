@@ -8,8 +8,18 @@
  * The skb is never linearized: only the BTH and extension headers (at most
  * 40 bytes) are pulled into the linear area; payload stays where the netdev
  * put it and is copied straight into the destination memory region.
+ *
+ * Loopback: a packet srnic sends to a local address (a QP talking to a QP of
+ * the same device, or to another srnic device of the namespace) is routed
+ * by the IP stack through the loopback netdev and arrives here with skb->dev
+ * == lo. Such a packet belongs to the device whose netdev holds the
+ * destination address, as the GID table says on the wire side.
  */
+#include <linux/inetdevice.h>
+#include <linux/ip.h>
+#include <linux/ipv6.h>
 #include <linux/udp.h>
+#include <net/addrconf.h>
 
 #include "srnic.h"
 
@@ -149,6 +159,27 @@ static void srnic_recv_dispatch(struct srnic_dev *sdev, struct srnic_pkt *pkt)
 	srnic_qp_put(qp);
 }
 
+/*
+ * The device a looped-back packet is for: the one bound to the netdev that
+ * holds its destination address in this namespace.
+ */
+static struct srnic_dev *srnic_recv_loopback_dev(struct sk_buff *skb)
+{
+	struct net *net = dev_net(skb->dev);
+	struct net_device *ndev = NULL;
+	struct srnic_dev *sdev = NULL;
+
+	rcu_read_lock();
+	if (skb->protocol == htons(ETH_P_IP))
+		ndev = __ip_dev_find(net, ip_hdr(skb)->daddr, false);
+	else if (IS_ENABLED(CONFIG_IPV6) && skb->protocol == htons(ETH_P_IPV6))
+		ndev = ipv6_dev_find(net, &ipv6_hdr(skb)->daddr, NULL);
+	if (ndev && !(ndev->flags & IFF_LOOPBACK))
+		sdev = srnic_dev_get_by_netdev(ndev);
+	rcu_read_unlock();
+	return sdev;
+}
+
 /**
  * srnic_udp_encap_recv() - UDP tunnel receive hook for port 4791
  * @sk: the namespace's tunnel socket
@@ -164,6 +195,8 @@ int srnic_udp_encap_recv(struct sock *sk, struct sk_buff *skb)
 	int why;
 
 	sdev = srnic_dev_get_by_netdev(skb->dev);
+	if (!sdev && (skb->dev->flags & IFF_LOOPBACK))
+		sdev = srnic_recv_loopback_dev(skb);
 	if (!sdev)
 		goto drop;
 

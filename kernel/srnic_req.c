@@ -24,6 +24,8 @@
 #define SRNIC_MAX_INFLIGHT_PKTS	512
 /* Ask for an ACK at least this often within a long message. */
 #define SRNIC_ACKREQ_EVERY	64
+/* Payloads from this size on are sent zero-copy (RC). */
+#define SRNIC_ZCOPY_MIN		512
 /* Packets one run of the TX body sends before yielding the CPU. */
 #define SRNIC_TX_BUDGET		128
 
@@ -332,6 +334,88 @@ static int srnic_wqe_copy_out(struct srnic_qp *qp, struct srnic_send_wqe *wqe,
 	return len ? -EINVAL : 0;
 }
 
+/*
+ * Zero-copy: attach @len bytes of the message, from byte @off, to @skb as
+ * page fragments of the registered memory. -EMSGSIZE: does not fit in
+ * fragments, copy instead.
+ */
+static int srnic_wqe_add_frags(struct srnic_qp *qp, struct srnic_send_wqe *wqe,
+			       u32 off, u32 len, struct sk_buff *skb)
+{
+	u32 i;
+
+	for (i = 0; i < wqe->num_sge && len; i++) {
+		const struct ib_sge *sge = &wqe->sge[i];
+		struct srnic_mr *mr;
+		u32 n;
+		int err;
+
+		if (off >= sge->length) {
+			off -= sge->length;
+			continue;
+		}
+		n = min(len, sge->length - off);
+		mr = srnic_mr_get_lkey(qp->sdev, qp->ibqp.pd, sge->lkey,
+				       sge->addr + off, n, 0);
+		if (IS_ERR(mr))
+			return PTR_ERR(mr);
+		err = srnic_mr_add_frags(mr, sge->addr + off, n, skb);
+		srnic_mr_put(mr);
+		if (err)
+			return err;
+		len -= n;
+		off = 0;
+	}
+	if (len)
+		return -EINVAL;
+	/* Keep a fragment slot for the pad and ICRC (srnic_xmit()). */
+	return skb_shinfo(skb)->nr_frags < MAX_SKB_FRAGS ? 0 : -EMSGSIZE;
+}
+
+/*
+ * The payload of the next packet. RC sends straight from the pinned pages
+ * of the memory region (the responder has copied the data out before it
+ * ACKs, and the completion waits for the ACK). UC and UD complete as soon
+ * as the packet is handed to IP, when the user may reuse the buffer while
+ * the packet still waits in a queue, so they copy; so do small payloads,
+ * where a copy is cheaper than fragments, and inline data.
+ */
+static struct sk_buff *srnic_req_payload(struct srnic_qp *qp,
+					 struct srnic_send_wqe *wqe,
+					 unsigned int hdr_len, u32 paylen,
+					 int *err)
+{
+	struct sk_buff *skb;
+
+	*err = 0;
+	if (qp->ibqp.qp_type == IB_QPT_RC && !wqe->is_inline &&
+	    paylen >= SRNIC_ZCOPY_MIN) {
+		skb = srnic_xmit_alloc(hdr_len, 0);
+		if (!skb) {
+			*err = -ENOMEM;
+			return NULL;
+		}
+		*err = srnic_wqe_add_frags(qp, wqe, wqe->sent, paylen, skb);
+		if (!*err)
+			return skb;
+		kfree_skb(skb);
+		if (*err != -EMSGSIZE)
+			return NULL;
+	}
+	skb = srnic_xmit_alloc(hdr_len, paylen);
+	if (!skb) {
+		*err = -ENOMEM;
+		return NULL;
+	}
+	*err = paylen ? srnic_wqe_copy_out(qp, wqe, wqe->sent,
+					   skb_put(skb, paylen), paylen) : 0;
+	if (*err) {
+		kfree_skb(skb);
+		return NULL;
+	}
+	return skb;
+}
+
 /* Execute a local operation (no packet) when the SQ reaches it. */
 static void srnic_req_local_op(struct srnic_qp *qp, struct srnic_send_wqe *wqe)
 {
@@ -368,6 +452,7 @@ static void srnic_req_local_op(struct srnic_qp *qp, struct srnic_send_wqe *wqe)
 /* Outgoing packet and its path, handed from the builder to srnic_xmit(). */
 struct srnic_req_pkt {
 	struct sk_buff		*skb;
+	unsigned int		pad;
 	const struct srnic_av	*av;
 	struct srnic_av		ud_av;
 };
@@ -459,7 +544,7 @@ static int srnic_req_build(struct srnic_qp *qp, struct srnic_send_wqe *wqe,
 	struct srnic_bth *bth;
 	struct sk_buff *skb;
 	void *p;
-	int opcode;
+	int opcode, err;
 	bool ackreq;
 	u32 psn = qp->req.psn;
 
@@ -490,9 +575,9 @@ static int srnic_req_build(struct srnic_qp *qp, struct srnic_send_wqe *wqe,
 
 	pad = srnic_pad_count(paylen);
 	hdr_len = srnic_opcode_hdr_len(opcode);
-	skb = srnic_xmit_alloc(hdr_len, paylen + pad);
+	skb = srnic_req_payload(qp, wqe, hdr_len, paylen, &err);
 	if (!skb)
-		return -ENOMEM;
+		return err == -ENOMEM ? -ENOMEM : -EACCES;
 
 	/* AckReq on each message's last packet, and now and then within. */
 	ackreq = rc && ((pos & SRNIC_POS_LAST) ||
@@ -535,17 +620,6 @@ static int srnic_req_build(struct srnic_qp *qp, struct srnic_send_wqe *wqe,
 		p += SRNIC_IETH_LEN;
 	}
 
-	if (paylen) {
-		int err = srnic_wqe_copy_out(qp, wqe, wqe->sent,
-					     skb_put(skb, paylen), paylen);
-		if (err) {
-			kfree_skb(skb);
-			return -EACCES;
-		}
-	}
-	if (pad)
-		memset(skb_put(skb, pad), 0, pad);
-
 	if (wqe->sent == 0) {
 		wqe->first_psn = psn;
 		if (is_read || is_atomic)
@@ -561,6 +635,7 @@ static int srnic_req_build(struct srnic_qp *qp, struct srnic_send_wqe *wqe,
 	qp->req.psn = srnic_psn_add(psn, npsn);
 
 	out->skb = skb;
+	out->pad = pad;
 	if (ud) {
 		out->ud_av = wqe->av;
 		out->av = &out->ud_av;
@@ -598,20 +673,25 @@ static void srnic_req_rewind(struct srnic_qp *qp)
 
 	lockdep_assert_held(&qp->req_lock);
 	qp->req.need_retry = false;
-	qp->req.rd_outstanding = 0;
-	for (i = qp->req.oldest; i != qp->req.cur; i = (i + 1) & mask) {
+	/*
+	 * The first WQE with packets on the wire that is not complete - it
+	 * may be the one still being sent, at @cur - is where we go back to.
+	 */
+	for (i = qp->req.oldest; i != qp->req.fetch; i = (i + 1) & mask) {
 		struct srnic_send_wqe *wqe = srnic_swqe(qp, i);
 
-		if (wqe->state == SRNIC_WQE_DONE)
+		if (wqe->state == SRNIC_WQE_DONE || srnic_wr_is_local(wqe->opcode))
 			continue;
-		if (srnic_wr_is_local(wqe->opcode))
-			continue;
-		qp->req.cur = i;
-		qp->req.psn = wqe->first_psn;
-		resume = wqe;
+		if (wqe->state != SRNIC_WQE_POSTED)
+			resume = wqe;
 		break;
 	}
-	for (i = qp->req.cur; i != qp->req.fetch; i = (i + 1) & mask) {
+	if (!resume)
+		return;		/* nothing was sent: nothing to resend */
+	qp->req.cur = i;
+	qp->req.psn = resume->first_psn;
+	qp->req.rd_outstanding = 0;
+	for (; i != qp->req.fetch; i = (i + 1) & mask) {
 		struct srnic_send_wqe *wqe = srnic_swqe(qp, i);
 
 		if (wqe->state != SRNIC_WQE_DONE &&
@@ -628,15 +708,25 @@ static void srnic_req_rewind(struct srnic_qp *qp)
 	 * responder holds the message state up to there (IBA 9.7.4.1.4).
 	 * READs and atomics are asked again whole.
 	 */
-	if (resume && srnic_psn_cmp(qp->req.acked_psn, resume->first_psn) > 0 &&
+	if (srnic_psn_cmp(qp->req.acked_psn, resume->first_psn) > 0 &&
 	    resume->opcode != IB_WR_RDMA_READ &&
 	    !srnic_wr_is_atomic(resume->opcode)) {
+		u32 pmtu = srnic_qp_pmtu(qp);
 		u32 done = (qp->req.acked_psn - resume->first_psn) &
 			   SRNIC_PSN_MASK;
 
-		resume->sent = done * srnic_qp_pmtu(qp);
-		resume->state = SRNIC_WQE_SENDING;
-		qp->req.psn = qp->req.acked_psn;
+		/*
+		 * An ACK that came while this WQE was being resent (not SENT,
+		 * so srnic_comp_ack_psn() left it) may cover all of it and
+		 * more. Resuming past its end overran the message (a copy
+		 * error that stopped the QP): send it again whole instead;
+		 * the responder ACKs the duplicate and that completes it.
+		 */
+		if (done < DIV_ROUND_UP(resume->length, pmtu)) {
+			resume->sent = done * pmtu;
+			resume->state = SRNIC_WQE_SENDING;
+			qp->req.psn = qp->req.acked_psn;
+		}
 	}
 }
 
@@ -728,7 +818,7 @@ static bool srnic_req_tx(struct srnic_qp *qp)
 		if (!skb)
 			return false;
 		srnic_xmit(qp->sdev, qp, pkt.av, qp->src_port, pkt.av->tclass,
-			   skb);
+			   skb, pkt.pad);
 	}
 	return true;
 }

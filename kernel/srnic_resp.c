@@ -43,7 +43,7 @@ static void srnic_resp_xmit_ack(struct srnic_qp *qp, u8 opcode, u8 syn,
 	srnic_aeth_set((struct srnic_aeth *)(bth + 1), syn, msn);
 	if (orig)
 		srnic_atmack_set((void *)(bth + 1) + SRNIC_AETH_LEN, *orig);
-	srnic_xmit(qp->sdev, qp, &qp->av, qp->src_port, qp->av.tclass, skb);
+	srnic_xmit(qp->sdev, qp, &qp->av, qp->src_port, qp->av.tclass, skb, 0);
 }
 
 /* ACK or NAK @psn, unless responses are queued: then after them. */
@@ -415,15 +415,35 @@ static void srnic_resp_duplicate(struct srnic_qp *qp, struct srnic_pkt *pkt)
 	/* Replay the response from the table, and everything after it. */
 	for (i = 0; i < qp->resp.rd_count; i++) {
 		struct srnic_rd_atomic *rd = &qp->resp.rd[i];
+		u32 off = 0;
 
-		if (!rd->valid || rd->psn != pkt->psn)
+		if (!rd->valid)
 			continue;
-		if (!rd->is_atomic && pkt->reth &&
-		    srnic_reth_len(pkt->reth) != rd->length)
-			return;
+		if (rd->is_atomic || !pkt->reth) {
+			if (rd->psn != pkt->psn)
+				continue;
+		} else {
+			/*
+			 * A READ may be asked again from a PSN inside its
+			 * response range, for the rest of its data (rdma_rxe
+			 * does so when a response is lost). Answer from that
+			 * PSN with MIDDLE/LAST responses (srnic_resp_build()
+			 * sends FIRST only at offset 0), which is what the
+			 * requester's read in progress expects.
+			 */
+			if (srnic_psn_cmp(pkt->psn, rd->psn) < 0 ||
+			    srnic_psn_cmp(pkt->psn, rd->last_psn) > 0)
+				continue;
+			off = ((pkt->psn - rd->psn) & SRNIC_PSN_MASK) *
+			      ib_mtu_enum_to_int(qp->attr.path_mtu);
+			if (srnic_reth_len(pkt->reth) != rd->length - off ||
+			    srnic_reth_va(pkt->reth) != rd->va + off ||
+			    srnic_reth_rkey(pkt->reth) != rd->rkey)
+				return;
+		}
 		qp->resp.tx_busy = true;
 		qp->resp.tx_head = i;
-		qp->resp.tx_sent = 0;
+		qp->resp.tx_sent = off;
 		srnic_req_kick(qp);
 		return;
 	}
@@ -587,7 +607,8 @@ void srnic_resp_rcv(struct srnic_qp *qp, struct srnic_pkt *pkt)
 
 /* Build the next READ response packet of @rd, or an atomic ACK. */
 static struct sk_buff *srnic_resp_build(struct srnic_qp *qp,
-					struct srnic_rd_atomic *rd, bool *done)
+					struct srnic_rd_atomic *rd, bool *done,
+					unsigned int *padp)
 {
 	u32 pmtu = ib_mtu_enum_to_int(qp->attr.path_mtu);
 	u32 off = qp->resp.tx_sent;
@@ -617,7 +638,7 @@ static struct sk_buff *srnic_resp_build(struct srnic_qp *qp,
 	pad = srnic_pad_count(paylen);
 	psn = srnic_psn_add(rd->psn, off / pmtu);
 
-	skb = srnic_xmit_alloc(srnic_opcode_hdr_len(opcode), paylen + pad);
+	skb = srnic_xmit_alloc(srnic_opcode_hdr_len(opcode), paylen);
 	if (!skb)
 		return NULL;
 	bth = (struct srnic_bth *)skb->data;
@@ -641,9 +662,8 @@ static struct sk_buff *srnic_resp_build(struct srnic_qp *qp,
 				   paylen);
 		srnic_mr_put(mr);
 	}
-	if (pad)
-		memset(skb_put(skb, pad), 0, pad);
 	qp->resp.tx_sent += paylen;
+	*padp = pad;
 	return skb;
 }
 
@@ -655,6 +675,7 @@ void srnic_resp_tx(struct srnic_qp *qp)
 	while (budget--) {
 		struct srnic_rd_atomic *rd;
 		struct sk_buff *skb;
+		unsigned int pad = 0;
 		bool done = false;
 
 		spin_lock_bh(&qp->resp_lock);
@@ -670,7 +691,7 @@ void srnic_resp_tx(struct srnic_qp *qp)
 			return;
 		}
 		rd = &qp->resp.rd[qp->resp.tx_head];
-		skb = srnic_resp_build(qp, rd, &done);
+		skb = srnic_resp_build(qp, rd, &done, &pad);
 		if (done) {
 			qp->resp.tx_head = (qp->resp.tx_head + 1) %
 					   qp->resp.rd_count;
@@ -681,7 +702,7 @@ void srnic_resp_tx(struct srnic_qp *qp)
 		spin_unlock_bh(&qp->resp_lock);
 		if (skb)
 			srnic_xmit(qp->sdev, qp, &qp->av, qp->src_port,
-				   qp->av.tclass, skb);
+				   qp->av.tclass, skb, pad);
 	}
 	srnic_req_kick(qp);
 }

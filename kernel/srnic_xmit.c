@@ -48,6 +48,30 @@ struct sk_buff *srnic_xmit_alloc(unsigned int hdr_len, unsigned int room)
 	return skb;
 }
 
+/*
+ * Room for the pad bytes and the ICRC after the payload: in the linear
+ * area, or, when the payload is in page fragments (zero-copy), in one more
+ * small fragment. Returns the zeroed trailer, or NULL.
+ */
+static void *srnic_xmit_trailer(struct sk_buff *skb, unsigned int len)
+{
+	struct page *page;
+	void *t;
+
+	if (!skb_is_nonlinear(skb))
+		return skb_put_zero(skb, len);
+	if (skb_shinfo(skb)->nr_frags >= MAX_SKB_FRAGS)
+		return NULL;
+	t = netdev_alloc_frag(SMP_CACHE_BYTES);
+	if (!t)
+		return NULL;
+	memset(t, 0, len);
+	page = virt_to_head_page(t);
+	skb_add_rx_frag(skb, skb_shinfo(skb)->nr_frags, page,
+			t - page_address(page), len, SMP_CACHE_BYTES);
+	return t;
+}
+
 static struct dst_entry *srnic_route4(struct net *net, struct srnic_qp *qp,
 				      const struct srnic_av *av, __be32 *saddr)
 {
@@ -164,7 +188,9 @@ static void srnic_push_ip6(struct sk_buff *skb, const struct srnic_av *av,
  * @av: the path
  * @sport: UDP source port
  * @tclass: IPv4 TOS / IPv6 traffic class, ECN bits included
- * @skb: BTH + extension headers + payload + pad, from srnic_xmit_alloc()
+ * @skb: BTH + extension headers + payload, from srnic_xmit_alloc(); the
+ *	payload may be in page fragments
+ * @pad: pad bytes to add after the payload (BTH PadCnt)
  *
  * Consumes @skb in every case.
  *
@@ -174,15 +200,20 @@ static void srnic_push_ip6(struct sk_buff *skb, const struct srnic_av *av,
  */
 int srnic_xmit(struct srnic_dev *sdev, struct srnic_qp *qp,
 	       const struct srnic_av *av, u16 sport, u8 tclass,
-	       struct sk_buff *skb)
+	       struct sk_buff *skb, unsigned int pad)
 {
 	struct net *net = dev_net(sdev->ndev);
 	struct dst_entry *dst;
 	unsigned int ip_len;
-	__le32 *icrc;
+	void *trailer;
 	int err;
 
-	icrc = skb_put(skb, SRNIC_ICRC_LEN);
+	trailer = srnic_xmit_trailer(skb, pad + SRNIC_ICRC_LEN);
+	if (unlikely(!trailer)) {
+		srnic_count(sdev, SRNIC_CNT_TX_DROPPED);
+		kfree_skb(skb);
+		return -ENOMEM;
+	}
 	srnic_push_udp(skb, sport);
 
 	if (av->family == AF_INET) {
@@ -206,7 +237,9 @@ int srnic_xmit(struct srnic_dev *sdev, struct srnic_qp *qp,
 
 	/* Everything but the ICRC itself, from the IP header on. */
 	ip_len = skb->len - SRNIC_ICRC_LEN;
-	put_unaligned_le32(srnic_icrc_buf(skb->data, ip_len), icrc);
+	put_unaligned_le32(skb_is_nonlinear(skb) ?
+			   srnic_icrc_skb(skb, ip_len) :
+			   srnic_icrc_buf(skb->data, ip_len), trailer + pad);
 
 	if (av->family == AF_INET)
 		err = ip_local_out(net, NULL, skb);
