@@ -337,8 +337,11 @@ void srnic_comp_rcv(struct srnic_qp *qp, struct srnic_pkt *pkt)
 		fatal = srnic_comp_read_resp(qp, pkt);
 
 	srnic_comp_retire(qp);
+	/* Anything to send: a retry, fetched WQEs, new WQEs in the ring? */
 	kick = qp->req.need_retry || qp->req.cur != qp->req.fetch ||
-	       qp->is_user;
+	       (qp->is_user && srnic_queue_count(&qp->sq) !=
+		((qp->req.fetch - srnic_queue_consumer_index(&qp->sq)) &
+		 qp->sq.index_mask));
 	if (qp->req.acked_psn == qp->req.psn)
 		del_timer(&qp->retrans_timer);	/* nothing in flight */
 	else if (!fatal)
@@ -347,6 +350,6 @@ void srnic_comp_rcv(struct srnic_qp *qp, struct srnic_pkt *pkt)
 
 	if (fatal)
 		srnic_qp_error(qp);
-	else if (kick && !qp->req.rnr_wait)
-		srnic_req_kick(qp);
+	else if (kick && !READ_ONCE(qp->req.rnr_wait))
+		srnic_req_kick_now(qp);
 }

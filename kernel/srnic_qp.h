@@ -224,6 +224,7 @@ struct srnic_qp {
 		u32		msn;		/* completed messages */
 		bool		nak_sent;	/* PSN seq NAK outstanding */
 		bool		fatal;		/* move the QP to ERR after */
+		bool		kick;		/* run the TX side after */
 		bool		in_msg;		/* a multi-packet message is open */
 		bool		has_wqe;	/* @wqe holds an RQ entry */
 		u32		wqe_offset;	/* bytes placed into @wqe */
@@ -327,6 +328,7 @@ static inline enum ib_qp_state srnic_qp_state(struct srnic_qp *qp)
 int srnic_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 		    const struct ib_send_wr **bad_wr);
 void srnic_req_kick(struct srnic_qp *qp);
+void srnic_req_kick_now(struct srnic_qp *qp);
 void srnic_req_arm_timer(struct srnic_qp *qp);
 void srnic_req_init(struct srnic_qp *qp);
 void srnic_req_set_rate(struct srnic_qp *qp, u32 kbps);

@@ -850,10 +850,23 @@ void srnic_req_work(struct work_struct *work)
 	srnic_req_run(container_of(work, struct srnic_qp, tx_work));
 }
 
-/* Ask for the transmit side to run (any context). */
+/* Ask for the transmit side to run, from the work item (any context). */
 void srnic_req_kick(struct srnic_qp *qp)
 {
 	queue_work(srnic_wq, &qp->tx_work);
+}
+
+/**
+ * srnic_req_kick_now() - run the transmit side here, unless it runs already
+ * @qp: the QP; none of its locks may be held
+ *
+ * For process and softirq context (the receive path, timers): an ACK that
+ * opens the window or a READ request sends at once, instead of waiting for
+ * a worker - which, with every CPU busy-polling a CQ, waits for a tick.
+ */
+void srnic_req_kick_now(struct srnic_qp *qp)
+{
+	srnic_req_run(qp);
 }
 
 int srnic_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
@@ -923,7 +936,7 @@ void srnic_req_retrans_timer(struct timer_list *t)
 	qp->req.retry_left--;
 	qp->req.need_retry = true;
 	spin_unlock_bh(&qp->req_lock);
-	srnic_req_kick(qp);
+	srnic_req_kick_now(qp);
 }
 
 void srnic_req_rnr_timer(struct timer_list *t)
@@ -934,7 +947,7 @@ void srnic_req_rnr_timer(struct timer_list *t)
 	qp->req.rnr_wait = false;
 	qp->req.need_retry = true;
 	spin_unlock_bh(&qp->req_lock);
-	srnic_req_kick(qp);
+	srnic_req_kick_now(qp);
 }
 
 /* Complete every WQE still in the send queue with IB_WC_WR_FLUSH_ERR. */

@@ -317,7 +317,7 @@ static void srnic_resp_queue_tx(struct srnic_qp *qp, struct srnic_rd_atomic *rd)
 		qp->resp.tx_head = rd - qp->resp.rd;
 		qp->resp.tx_sent = 0;
 	}
-	srnic_req_kick(qp);
+	qp->resp.kick = true;	/* srnic_resp_rcv() runs the TX side */
 }
 
 static int srnic_resp_read(struct srnic_qp *qp, struct srnic_pkt *pkt)
@@ -444,7 +444,7 @@ static void srnic_resp_duplicate(struct srnic_qp *qp, struct srnic_pkt *pkt)
 		qp->resp.tx_busy = true;
 		qp->resp.tx_head = i;
 		qp->resp.tx_sent = off;
-		srnic_req_kick(qp);
+		qp->resp.kick = true;
 		return;
 	}
 }
@@ -581,7 +581,7 @@ err_nak:
 void srnic_resp_rcv(struct srnic_qp *qp, struct srnic_pkt *pkt)
 {
 	enum ib_qp_state state = srnic_qp_state(qp);
-	bool fatal;
+	bool fatal, kick;
 
 	if (state != IB_QPS_RTR && state != IB_QPS_RTS &&
 	    state != IB_QPS_SQD && state != IB_QPS_SQE) {
@@ -600,9 +600,13 @@ void srnic_resp_rcv(struct srnic_qp *qp, struct srnic_pkt *pkt)
 	}
 	fatal = qp->resp.fatal;
 	qp->resp.fatal = false;
+	kick = qp->resp.kick;
+	qp->resp.kick = false;
 	spin_unlock_bh(&qp->resp_lock);
 	if (fatal)
 		srnic_qp_error(qp);
+	else if (kick)
+		srnic_req_kick_now(qp);
 }
 
 /* Build the next READ response packet of @rd, or an atomic ACK. */

@@ -35,17 +35,17 @@ for _ in $(seq 50); do
 	sleep 0.1
 done
 
-step "ibv_rc_pingpong srnic0 <-> srnic1, 4 KiB x 1000, data checked"
-timeout 60 ip netns exec nsA ibv_rc_pingpong -d srnic0 -g "$gid" -n 1000 -s 4096 -c &
+step "ibv_rc_pingpong srnic0 <-> srnic1, 4 KiB x 200, data checked"
+timeout 60 ip netns exec nsA ibv_rc_pingpong -d srnic0 -g "$gid" -n 200 -s 4096 -c &
 srv=$!
-sleep 1
-timeout 60 ip netns exec nsB ibv_rc_pingpong -d srnic1 -g "$gid" -n 1000 -s 4096 -c 10.99.0.1
+ip netns exec nsA bash -c '. tests/vm/lib.sh; wait_tcp_listen 18515 30'
+timeout 60 ip netns exec nsB ibv_rc_pingpong -d srnic1 -g "$gid" -n 200 -s 4096 -c 10.99.0.1
 wait "$srv"
 
 step "ib_write_bw srnic0 <-> srnic1, 64 KiB"
 timeout 60 ip netns exec nsA ib_write_bw -d srnic0 -x "$gid" -s 65536 -D 2 -F >/dev/null &
 srv=$!
-sleep 1
+ip netns exec nsA bash -c '. tests/vm/lib.sh; wait_tcp_listen 18515 30'
 timeout 60 ip netns exec nsB ib_write_bw -d srnic1 -x "$gid" -s 65536 -D 2 -F 10.99.0.1
 wait "$srv"
 
