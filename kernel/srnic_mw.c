@@ -129,7 +129,11 @@ int srnic_mw_bind(struct srnic_dev *sdev, struct ib_pd *pd, u32 qpn,
 	/*
 	 * Remote rights only; zero-based windows (o10-36.2.2 forbids them for
 	 * type 1) are refused for both types: remote addresses are MR iovas.
+	 * Local write means nothing for a window, but consumers (rdma-core's
+	 * tests among them) pass it along with the remote rights, and rdma_rxe
+	 * accepts it: ignore it.
 	 */
+	access &= ~IB_ACCESS_LOCAL_WRITE;
 	if (access & ~SRNIC_MW_ACCESS)
 		return -EINVAL;
 	if (length) {

@@ -740,7 +740,7 @@ static void mw_type1_binds_within_mr(struct kunit *test)
 			-EINVAL);
 	KUNIT_EXPECT_EQ(test, srnic_mw_bind(sdev, ctx->pd, 0, k0, k1, lkey,
 					    addr, wlen,
-					    IB_ACCESS_LOCAL_WRITE), -EINVAL);
+					    ra | IB_ACCESS_MW_BIND), -EINVAL);
 	KUNIT_EXPECT_EQ(test, srnic_mw_bind(sdev, ctx->pd, 0, k0, k1, lkey,
 					    iova - 1, wlen, ra), -EINVAL);
 	KUNIT_EXPECT_EQ(test, srnic_mw_bind(sdev, ctx->pd, 0, k0, k1, lkey,
