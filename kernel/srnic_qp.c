@@ -427,7 +427,13 @@ static int srnic_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
 	qp->attr.qp_state = qp->state;
 	spin_unlock_bh(&qp->state_lock);
 
-	if (mask & (IB_QP_AV | IB_QP_DEST_QPN))
+	/*
+	 * UD and GSI QPs never get an AV or a destination QPN: with only
+	 * those two triggers their packets left with UDP source port 0. Any
+	 * state change (RESET->INIT included) sets it too; for RC/UC the
+	 * result is the same as at the last AV/DEST_QPN change.
+	 */
+	if (mask & (IB_QP_AV | IB_QP_DEST_QPN | IB_QP_STATE))
 		srnic_qp_set_src_port(qp);
 
 	if (mask & IB_QP_RQ_PSN) {
