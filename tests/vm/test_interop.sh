@@ -93,8 +93,12 @@ await() {
 # port query ("eth0 speed is unknown"): keep warnings off the console (the
 # checks at the end still look for kernel warnings in dmesg).
 dmesg -n 4
-busybox ping -c 3 -W 2 "$VMRUN_PEER" >/tmp/ping.log 2>&1
-ping_rc=$?
+# The other guest may still be booting: give it up to a minute to answer.
+for _ in $(seq 30); do
+	busybox ping -c 1 -W 2 "$VMRUN_PEER" >/tmp/ping.log 2>&1
+	ping_rc=$?
+	[ "$ping_rc" = 0 ] && break
+done
 setup_err=
 modprobe -a ib_uverbs rdma_ucm udp_tunnel ip6_udp_tunnel || setup_err="modprobe failed"
 if [ -z "$setup_err" ]; then
