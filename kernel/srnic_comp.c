@@ -44,27 +44,33 @@ void srnic_comp_retire(struct srnic_qp *qp)
 	lockdep_assert_held(&qp->req_lock);
 	while (qp->req.oldest != qp->req.cur) {
 		struct srnic_send_wqe *wqe = srnic_swqe(qp, qp->req.oldest);
+		struct ib_wc wc = {
+			.qp = &qp->ibqp,
+			.port_num = SRNIC_PORT_NUM,
+		};
+		bool signal;
 
 		if (wqe->state != SRNIC_WQE_DONE)
 			break;
-		if (wqe->status != IB_WC_SUCCESS || qp->sq_sig_all ||
-		    (wqe->send_flags & IB_SEND_SIGNALED)) {
-			struct ib_wc wc = {
-				.wr_id = wqe->wr_id,
-				.status = wqe->status,
-				.opcode = srnic_wc_opcode(wqe->opcode),
-				.qp = &qp->ibqp,
-				.byte_len = wqe->length,
-				.port_num = SRNIC_PORT_NUM,
-			};
-
-			if (srnic_cq_post(qp->scq, &wc, false))
-				qp->req.stopped = true;
+		signal = wqe->status != IB_WC_SUCCESS || qp->sq_sig_all ||
+			 (wqe->send_flags & IB_SEND_SIGNALED);
+		if (signal) {
+			wc.wr_id = wqe->wr_id;
+			wc.status = wqe->status;
+			wc.opcode = srnic_wc_opcode(wqe->opcode);
+			wc.byte_len = wqe->length;
 		}
 		if (wqe->opcode == IB_WR_SEND || wqe->opcode == IB_WR_SEND_WITH_IMM ||
 		    wqe->opcode == IB_WR_SEND_WITH_INV)
 			srnic_count(qp->sdev, SRNIC_CNT_SENDS);
+		/*
+		 * Free the ring slot before the completion is visible: a
+		 * consumer that sees it may post again at once, into a full
+		 * ring otherwise. The shadow entry stays ours (req_lock).
+		 */
 		srnic_queue_advance_consumer(&qp->sq);
+		if (signal && srnic_cq_post(qp->scq, &wc, false))
+			qp->req.stopped = true;
 		qp->req.oldest = (qp->req.oldest + 1) & mask;
 	}
 }
