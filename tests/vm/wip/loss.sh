@@ -1,0 +1,338 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# RC over a bad link, inside the VM (tests/vm/vmrun tests/vm/wip/loss.sh):
+#
+#   netns nsA                                   netns nsB
+#   srnic0 on vethA 10.99.0.1 ==== veth ==== vethB 10.99.0.2, srnic1
+#   (server side)         netem / htb on both ends         (client side)
+#
+# With netem on both veths (so requests, ACKs/NAKs and READ responses all
+# suffer) - loss 1% and 10%, reordering, duplication, corruption - RC must
+# still deliver every byte:
+#   * ibv_rc_pingpong -c -s 65536 -n 100 (SEND, data checked by the tool);
+#   * tests/vm/wip/rc_xfer.py: 4 MiB of random data RDMA-WRITten to the server
+#     (the server compares its memory byte for byte), READ back, and 4 MiB of
+#     the server's random data READ and compared;
+# and the recovery counters (retransmits, local_ack_timeout_err,
+# rcvd_seq_err) must show that recovery happened; corruption must show in
+# rcvd_icrc_err.
+# Peer gone (netem loss 100%, the server's QP destroyed, the client's link
+# down) while the client keeps WRITEs in flight: the first failed WQE must
+# complete with IBV_WC_RETRY_EXC_ERR within 10 s (timeout 14 = 67 ms,
+# retry_cnt 7: about 0.55 s), the rest flushed, the QP in error, and
+# retry_exceeded_err / local_ack_timeout_err must count it.
+# Rate-limited link (htb 20 mbit + fq_codel): RC goodput must reach at least
+# half the shaped rate (ib_write_bw -D 5 and rc_xfer.py WRITE/READ).
+#
+# "info" lines carry the measured figures (counter deltas, goodput, time to
+# retry exhaustion). SRNIC_KO=path overrides the module (default: srnic.ko
+# at the repo root, from "make module").
+set -u
+cd "$(dirname "$0")/../.." || exit 1
+REPO=$PWD
+# shellcheck source=tests/vm/lib.sh
+. tests/vm/lib.sh
+
+KO=${SRNIC_KO:-$REPO/srnic.ko}
+PY=/usr/bin/python3
+XFER=$REPO/tests/vm/wip/rc_xfer.py
+RATE_MBIT=20
+[ -f "$KO" ] || { echo "$KO missing: run make module first"; exit 1; }
+
+dmesg -C
+modprobe -a veth ib_uverbs rdma_ucm udp_tunnel ip6_udp_tunnel sch_netem sch_htb
+insmod "$KO" || exit 1
+netns_pair_setup || exit 1
+ip netns exec nsA rdma link add srnic0 type srnic netdev vethA || exit 1
+ip netns exec nsB rdma link add srnic1 type srnic netdev vethB || exit 1
+
+# Index of the RoCEv2 GID holding an IPv4 address (::ffff:a.b.c.d).
+gid_index() {
+	local dev=$1 ip=$2 want i
+	want=$(printf '0000:0000:0000:0000:0000:ffff:%02x%02x:%02x%02x' ${ip//./ })
+	for i in $(seq 0 15); do
+		[ "$(cat /sys/class/infiniband/$dev/ports/1/gids/$i 2>/dev/null)" = "$want" ] &&
+			{ echo "$i"; return 0; }
+	done
+	return 1
+}
+settle() { for _ in $(seq 50); do "$@" && return 0; sleep 0.1; done; return 1; }
+settle gid_index srnic0 10.99.0.1 >/dev/null
+settle gid_index srnic1 10.99.0.2 >/dev/null
+G0=$(gid_index srnic0 10.99.0.1)
+G1=$(gid_index srnic1 10.99.0.2)
+t_check "IPv4 RoCEv2 GIDs present" test -n "$G0" -a -n "$G1"
+
+# ------------------------------------------------------------ counters
+
+CNTS="retransmits local_ack_timeout_err rcvd_seq_err send_seq_err
+duplicate_request out_of_seq_request rcvd_icrc_err retry_exceeded_err
+rcvd_no_qp send_no_route send_err sent_pkts"
+declare -A C0
+counter() { cat /sys/class/infiniband/"$1"/ports/1/hw_counters/"$2"; }
+# snap: remember every counter of both devices
+snap() {
+	local d c
+	for d in srnic0 srnic1; do
+		for c in $CNTS; do
+			C0[$d.$c]=$(counter "$d" "$c")
+		done
+	done
+}
+# delta DEV NAME: growth since the last snap
+delta() { echo $(($(counter "$1" "$2") - ${C0[$1.$2]})); }
+# both NAME: growth on both devices together
+both() { echo $(($(delta srnic0 "$1") + $(delta srnic1 "$1"))); }
+# show what moved since the last snap, as one info line
+show_deltas() {
+	local d c v line="info $1:"
+	for d in srnic0 srnic1; do
+		for c in $CNTS; do
+			v=$(delta "$d" "$c")
+			[ "$v" != 0 ] && line+=" $d.$c=$v"
+		done
+	done
+	echo "$line"
+}
+
+# ------------------------------------------------------------ link shaping
+
+# netem SPEC...: the same netem on both ends (egress of vethA and vethB)
+netem() {
+	tc -n nsA qdisc replace dev vethA root netem "$@" &&
+	tc -n nsB qdisc replace dev vethB root netem "$@"
+}
+unshape() {
+	tc -n nsA qdisc del dev vethA root 2>/dev/null
+	tc -n nsB qdisc del dev vethB root 2>/dev/null
+	return 0
+}
+# ratelimit MBIT: htb + fq_codel on both ends
+ratelimit() {
+	local ns dev
+	for ns in nsA:vethA nsB:vethB; do
+		dev=${ns#*:}
+		ns=${ns%:*}
+		tc -n "$ns" qdisc replace dev "$dev" root handle 1: htb default 10 &&
+		tc -n "$ns" class add dev "$dev" parent 1: classid 1:10 htb \
+			rate "${1}mbit" ceil "${1}mbit" &&
+		tc -n "$ns" qdisc add dev "$dev" parent 1:10 handle 10: fq_codel ||
+			return 1
+	done
+}
+
+# ------------------------------------------------------------ runners
+
+OUT=/tmp/loss.out
+# port_listen NS PORT: TCP LISTEN on PORT in netns NS
+port_listen() {
+	local hex
+	printf -v hex ':%04X 00000000:0000 0A' "$2"
+	ip netns exec "$1" grep -qi "$hex" /proc/net/tcp
+}
+
+# pingpong NAME: ibv_rc_pingpong 64 KiB x 100, data checked, server in nsA
+pingpong() {
+	local name=$1 pid rc_c rc_s
+	bg_start pid timeout --kill-after=5 170 ip netns exec nsA \
+		ibv_rc_pingpong -d srnic0 -g "$G0" -n 100 -s 65536 -c
+	settle port_listen nsA 18515
+	with_timeout 160 ip netns exec nsB ibv_rc_pingpong -d srnic1 -g "$G1" \
+		-n 100 -s 65536 -c 10.99.0.1 >"$OUT" 2>&1
+	rc_c=$?
+	wait "$pid"
+	rc_s=$?
+	grep -E 'bytes in .* seconds' "$OUT" | sed "s/^/info $name: /"
+	if [ "$rc_c" -eq 0 ] && [ "$rc_s" -eq 0 ]; then
+		t_ok "$name"
+	else
+		sed 's/^/  | /' "$OUT"
+		t_fail "$name" "client exit $rc_c, server exit $rc_s"
+	fi
+}
+
+# report_xfer FILE: turn rc_xfer.py's lines into results
+report_xfer() {
+	local line
+	while IFS= read -r line; do
+		case $line in
+		"ok "*) t_ok "${line#ok }" ;;
+		"not ok "*) line=${line#not ok }; t_fail "${line%%: *}" "${line#*: }" ;;
+		"info "*) echo "$line" ;;
+		esac
+	done <"$1"
+}
+
+XPORT=18600
+# xfer TAG CLIENT_ARGS...: rc_xfer.py server in nsA, client in nsB
+xfer() {
+	local tag=$1 pid rc
+	shift
+	XPORT=$((XPORT + 1))
+	bg_start pid timeout --kill-after=5 290 ip netns exec nsA "$PY" "$XFER" \
+		server --dev srnic0 --port "$XPORT"
+	settle port_listen nsA "$XPORT"
+	with_timeout 280 ip netns exec nsB "$PY" "$XFER" client --dev srnic1 \
+		--port "$XPORT" --tag "$tag: " "$@" >"$OUT" 2>&1
+	rc=$?
+	bg_stop "$pid" >/dev/null
+	report_xfer "$OUT"
+	if [ "$rc" -ne 0 ] && ! grep -q '^not ok' "$OUT"; then
+		sed 's/^/  | /' "$OUT"
+		t_fail "$tag: rc_xfer.py" "exit $rc"
+	fi
+	return "$rc"
+}
+
+# lossy NAME "COUNTER..." NETEM...: pingpong and rc_xfer under netem; the
+# COUNTERs (summed over both devices) must have moved
+lossy() {
+	local name=$1 cnts=$2 moved=0 c
+	shift 2
+	t_check "$name: netem $* on vethA and vethB" netem "$@"
+	snap
+	pingpong "$name: ibv_rc_pingpong 64 KiB x 100, data checked"
+	xfer "$name" --size $((4 << 20)) --msg 65536 --depth 16 --op-timeout 120
+	unshape
+	show_deltas "$name counters"
+	for c in $cnts; do
+		moved=$((moved + $(both "$c")))
+	done
+	t_check "$name: counted (${cnts// //}: +$moved)" test "$moved" -gt 0
+}
+RECOVERY="retransmits local_ack_timeout_err rcvd_seq_err"
+
+# --------------------------------------------------------------- clean link
+
+snap
+pingpong "clean link: ibv_rc_pingpong 64 KiB x 100, data checked"
+xfer "clean link" --size $((4 << 20)) --msg 65536 --depth 16
+show_deltas "clean link counters"
+
+# --------------------------------------------------------------- bad links
+
+lossy "loss 1%" "$RECOVERY" loss 1%
+lossy "loss 10%" "$RECOVERY" loss 10%
+lossy "reorder" "$RECOVERY" delay 1ms reorder 25% 50%
+# duplicates need no recovery: the responder answers them as such
+lossy "duplicate" duplicate_request duplicate 5%
+lossy "corrupt" "$RECOVERY" corrupt 1%
+# snap/deltas of the corrupt run are still those of lossy's snap
+t_check "corrupt: ICRC errors counted (rcvd_icrc_err +$(both rcvd_icrc_err))" \
+	test "$(both rcvd_icrc_err)" -gt 0
+
+# --------------------------------------------------------------- peer gone
+
+GONE=/tmp/loss.gone
+# gone NAME CUT UNDO CLIENT_ARGS...: WRITEs streaming; CUT makes the peer
+# unreachable (eval'd); the client must fail with RETRY_EXC_ERR in time.
+gone() {
+	local name=$1 cut=$2 undo=$3 pid cpid rc t
+	shift 3
+	XPORT=$((XPORT + 1))
+	rm -f "$GONE"
+	: >"$OUT"
+	bg_start pid timeout --kill-after=5 120 ip netns exec nsA "$PY" "$XFER" \
+		server --dev srnic0 --port "$XPORT"
+	SRV_PID=$pid
+	settle port_listen nsA "$XPORT"
+	bg_start cpid timeout --kill-after=5 110 ip netns exec nsB "$PY" "$XFER" \
+		client --dev srnic1 --port "$XPORT" --tag "$name: " \
+		--gone-file "$GONE" --op-timeout 60 "$@" >"$OUT" 2>&1
+	for _ in $(seq 300); do
+		grep -q '^streaming' "$OUT" && break
+		kill -0 "$cpid" 2>/dev/null || break
+		sleep 0.1
+	done
+	if grep -q '^streaming' "$OUT"; then
+		sleep 0.5	# WRITEs in flight
+		snap
+		t=$EPOCHREALTIME
+		eval "$cut"
+		echo "$t" >"$GONE"
+	fi
+	wait "$cpid"
+	rc=$?
+	eval "$undo"
+	bg_stop "$SRV_PID" >/dev/null
+	report_xfer "$OUT"
+	if [ "$rc" -ne 0 ] && ! grep -q '^not ok' "$OUT"; then
+		sed 's/^/  | /' "$OUT"
+		t_fail "$name: rc_xfer.py" "exit $rc"
+	fi
+	show_deltas "$name counters"
+	t_eq "$name: retry_exceeded_err counts the failed WQE" \
+		"$(delta srnic1 retry_exceeded_err)" 1
+	t_check "$name: local_ack_timeout_err +$(delta srnic1 local_ack_timeout_err) >= retry_cnt + 1 = 8" \
+		test "$(delta srnic1 local_ack_timeout_err)" -ge 8
+}
+
+port_active() { grep -q ACTIVE /sys/class/infiniband/"$1"/ports/1/state; }
+
+gone "peer gone (netem loss 100%)" \
+	"tc -n nsB qdisc replace dev vethB root netem loss 100%" unshape \
+	--size $((1 << 20)) --msg 65536 --depth 16
+gone "peer gone (netem loss 100%, 4 MiB WRITEs)" \
+	"tc -n nsB qdisc replace dev vethB root netem loss 100%" unshape \
+	--size $((4 << 20)) --msg $((4 << 20)) --depth 2
+gone "peer gone (server process killed)" \
+	'bg_stop "$SRV_PID" >/dev/null' : \
+	--size $((1 << 20)) --msg 65536 --depth 16
+t_check "peer gone (server process killed): its packets hit no QP" \
+	test "$(delta srnic0 rcvd_no_qp)" -gt 0
+gone "peer gone (client link down)" \
+	"ip -n nsB link set vethB down" "ip -n nsB link set vethB up" \
+	--size $((1 << 20)) --msg 65536 --depth 16
+settle port_active srnic1
+settle port_active srnic0
+t_check "ports ACTIVE again after link up" port_active srnic1
+
+# --------------------------------------------------------------- rate limit
+
+# ib_write_bw's "BW average[MB/sec]" (MiB/s) from its result line
+bw_avg() { awk '$1 == 65536 && NF >= 5 { print $4 }' "$1" | tail -n 1; }
+# ratio GOODPUT_MIBPS: goodput over the shaped rate, in percent
+ratio() { awk -v g="$1" -v r="$RATE_MBIT" 'BEGIN { printf "%d", g * 1048576 * 8 / (r * 1e6) * 100 }'; }
+
+t_check "rate limit: htb ${RATE_MBIT} mbit + fq_codel on vethA and vethB" ratelimit "$RATE_MBIT"
+snap
+bg_start pid timeout --kill-after=5 60 ip netns exec nsA \
+	ib_write_bw -d srnic0 -x "$G0" -s 65536 -D 5 -F
+settle port_listen nsA 18515
+with_timeout 50 ip netns exec nsB ib_write_bw -d srnic1 -x "$G1" -s 65536 \
+	-D 5 -F 10.99.0.1 >"$OUT" 2>&1
+rc=$?
+wait "$pid"
+bw=$(bw_avg "$OUT")
+if [ "$rc" -eq 0 ] && [ -n "$bw" ]; then
+	pct=$(ratio "$bw")
+	echo "info rate limit: ib_write_bw 64 KiB -D 5: $bw MiB/s = $pct% of $RATE_MBIT mbit"
+	t_check "rate limit: ib_write_bw goodput $pct% of the shaped rate (>= 50%)" \
+		test "$pct" -ge 50
+else
+	sed 's/^/  | /' "$OUT"
+	t_fail "rate limit: ib_write_bw -D 5" "exit $rc"
+fi
+show_deltas "rate limit ib_write_bw counters"
+snap
+xfer "rate limit" --size $((8 << 20)) --msg 65536 --depth 16 --op-timeout 120
+for op in write read; do
+	bw=$(sed -n "s/^info xfer op=$op .*MiBps=\([0-9.]*\).*/\1/p" "$OUT" | head -n 1)
+	if [ -n "$bw" ]; then
+		pct=$(ratio "$bw")
+		echo "info rate limit: rc_xfer $op 8 MiB: $bw MiB/s = $pct% of $RATE_MBIT mbit"
+		t_check "rate limit: rc_xfer $op goodput $pct% of the shaped rate (>= 50%)" \
+			test "$pct" -ge 50
+	fi
+done
+show_deltas "rate limit rc_xfer counters"
+unshape
+
+# --------------------------------------------------------------- teardown
+
+t_check "no kernel warnings" bash -c "! dmesg | grep -E '^(\[[ 0-9.]+\] )?(WARNING|BUG|Oops|general protection)'"
+ip netns exec nsA rdma link delete srnic0
+ip netns exec nsB rdma link delete srnic1
+t_check "rmmod after traffic" rmmod srnic
+t_summary
