@@ -81,11 +81,18 @@ void srnic_comp_fail_oldest(struct srnic_qp *qp, enum ib_wc_status status)
 	struct srnic_send_wqe *wqe;
 
 	lockdep_assert_held(&qp->req_lock);
-	if (qp->req.oldest == qp->req.cur)
+	if (qp->req.oldest == qp->req.fetch)
 		return;
 	wqe = srnic_swqe(qp, qp->req.oldest);
 	wqe->status = status;
 	wqe->state = SRNIC_WQE_DONE;
+	/*
+	 * Partly sent, or rewound and not resent yet, it is still at @cur:
+	 * step past it so that it retires with this status (else the flush
+	 * that follows reports it as IB_WC_WR_FLUSH_ERR).
+	 */
+	if (qp->req.cur == qp->req.oldest)
+		qp->req.cur = (qp->req.cur + 1) & qp->sq.index_mask;
 	qp->req.stopped = true;
 	srnic_comp_retire(qp);
 }
@@ -130,13 +137,24 @@ static struct srnic_send_wqe *srnic_comp_find(struct srnic_qp *qp, u32 psn)
 	u32 mask = qp->sq.index_mask;
 	u32 i;
 
-	for (i = qp->req.oldest; i != qp->req.cur; i = (i + 1) & mask) {
+	/*
+	 * Up to @fetch: the WQE at @cur may be partly sent (SENDING), its
+	 * last_psn not set yet; its packets so far end before req.psn.
+	 */
+	for (i = qp->req.oldest; i != qp->req.fetch; i = (i + 1) & mask) {
 		struct srnic_send_wqe *wqe = srnic_swqe(qp, i);
+		u32 last;
 
-		if (wqe->state != SRNIC_WQE_SENT && wqe->state != SRNIC_WQE_SENDING)
+		if (wqe->state == SRNIC_WQE_POSTED)
+			break;
+		if (wqe->state == SRNIC_WQE_SENT)
+			last = wqe->last_psn;
+		else if (wqe->state == SRNIC_WQE_SENDING)
+			last = srnic_psn_add(qp->req.psn, SRNIC_PSN_MASK);
+		else
 			continue;
 		if (srnic_psn_cmp(psn, wqe->first_psn) >= 0 &&
-		    srnic_psn_cmp(psn, wqe->last_psn) <= 0)
+		    srnic_psn_cmp(psn, last) <= 0)
 			return wqe;
 	}
 	return NULL;
@@ -206,6 +224,31 @@ static bool srnic_comp_aeth(struct srnic_qp *qp, u32 psn, u8 syn)
 	}
 }
 
+/*
+ * Responses come in request order (IBA 9.7.5.1): one for a READ or atomic
+ * while an earlier READ or atomic is unanswered is stale, or its
+ * predecessor's responses were lost. Completing it out of order would let
+ * more READs start than the responder keeps replay entries for
+ * (max_rd_atomic counts from the oldest unanswered one).
+ */
+static bool srnic_comp_rd_in_order(struct srnic_qp *qp,
+				   const struct srnic_send_wqe *wqe)
+{
+	u32 mask = qp->sq.index_mask;
+	u32 i;
+
+	for (i = qp->req.oldest; srnic_swqe(qp, i) != wqe; i = (i + 1) & mask) {
+		const struct srnic_send_wqe *w = srnic_swqe(qp, i);
+
+		if (w->state != SRNIC_WQE_DONE &&
+		    (w->opcode == IB_WR_RDMA_READ ||
+		     w->opcode == IB_WR_ATOMIC_CMP_AND_SWP ||
+		     w->opcode == IB_WR_ATOMIC_FETCH_AND_ADD))
+			return false;
+	}
+	return true;
+}
+
 /* Place READ response payload at its offset in the local SGEs. */
 static int srnic_comp_place(struct srnic_qp *qp, struct srnic_send_wqe *wqe,
 			    u32 off, const struct sk_buff *skb, int skb_off,
@@ -256,8 +299,10 @@ static bool srnic_comp_read_resp(struct srnic_qp *qp, struct srnic_pkt *pkt)
 	 * once on every gap also fired on the responses still in flight
 	 * from before the last go-back (the READ restarts at offset 0), so
 	 * each of them asked for every outstanding READ again, without end.
+	 * Nor may a READ complete before an earlier one (see
+	 * srnic_comp_rd_in_order()).
 	 */
-	if (off != wqe->acked_bytes)
+	if (off != wqe->acked_bytes || !srnic_comp_rd_in_order(qp, wqe))
 		return false;
 	if (pkt->paylen > wqe->length - off ||
 	    ((pkt->pos & SRNIC_POS_LAST) && off + pkt->paylen != wqe->length) ||
@@ -273,6 +318,8 @@ static bool srnic_comp_read_resp(struct srnic_qp *qp, struct srnic_pkt *pkt)
 		return true;
 	}
 	wqe->acked_bytes += pkt->paylen;
+	/* Forward progress: the retry budget counts timeouts without. */
+	qp->req.retry_left = qp->attr.retry_cnt;
 	if (pkt->pos & SRNIC_POS_LAST) {
 		wqe->state = SRNIC_WQE_DONE;
 		qp->req.rd_outstanding--;
@@ -289,7 +336,8 @@ static bool srnic_comp_atomic_ack(struct srnic_qp *qp, struct srnic_pkt *pkt,
 	struct srnic_mr *mr;
 
 	if (!wqe || !(wqe->opcode == IB_WR_ATOMIC_CMP_AND_SWP ||
-		      wqe->opcode == IB_WR_ATOMIC_FETCH_AND_ADD))
+		      wqe->opcode == IB_WR_ATOMIC_FETCH_AND_ADD) ||
+	    !srnic_comp_rd_in_order(qp, wqe))
 		return false;
 	if (wqe->num_sge != 1 || wqe->sge[0].length < sizeof(u64)) {
 		wqe->status = IB_WC_LOC_LEN_ERR;
@@ -348,8 +396,13 @@ void srnic_comp_rcv(struct srnic_qp *qp, struct srnic_pkt *pkt)
 	       (qp->is_user && srnic_queue_count(&qp->sq) !=
 		((qp->req.fetch - srnic_queue_consumer_index(&qp->sq)) &
 		 qp->sq.index_mask));
-	if (qp->req.acked_psn == qp->req.psn)
-		del_timer(&qp->retrans_timer);	/* nothing in flight */
+	/*
+	 * Nothing in flight (as srnic_req_idle() says): the PSNs alone do not
+	 * tell, a sent WQE may still wait for its completion.
+	 */
+	if (qp->req.acked_psn == qp->req.psn && !qp->req.need_retry &&
+	    qp->req.oldest == qp->req.cur)
+		del_timer(&qp->retrans_timer);
 	else if (!fatal)
 		srnic_req_arm_timer(qp);
 	spin_unlock_bh(&qp->req_lock);

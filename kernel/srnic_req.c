@@ -65,6 +65,11 @@ static bool srnic_wr_is_atomic(u32 opcode)
 	       opcode == IB_WR_ATOMIC_FETCH_AND_ADD;
 }
 
+static bool srnic_wr_is_read_atomic(u32 opcode)
+{
+	return opcode == IB_WR_RDMA_READ || srnic_wr_is_atomic(opcode);
+}
+
 static u32 srnic_qp_pmtu(struct srnic_qp *qp)
 {
 	if (qp->ibqp.qp_type == IB_QPT_UD || qp->ibqp.qp_type == IB_QPT_GSI)
@@ -551,14 +556,15 @@ static int srnic_req_build(struct srnic_qp *qp, struct srnic_send_wqe *wqe,
 	if (rc && srnic_psn_cmp(psn, srnic_psn_add(qp->req.acked_psn,
 						   SRNIC_MAX_INFLIGHT_PKTS)) >= 0)
 		return 0;
-	if (rc && (is_read || is_atomic) && wqe->sent == 0 &&
+	/* A READ resumed part way (@sent: the rest) is a request too. */
+	if (rc && (is_read || is_atomic) &&
 	    qp->req.rd_outstanding >= max_t(u32, qp->attr.max_rd_atomic, 1))
 		return 0;
 
 	if (is_read || is_atomic) {
 		pos = SRNIC_POS_ONLY;
 		paylen = 0;
-		npsn = is_read ? max_t(u32, DIV_ROUND_UP(wqe->length, pmtu), 1) : 1;
+		npsn = is_read ? max_t(u32, DIV_ROUND_UP(remaining, pmtu), 1) : 1;
 	} else {
 		paylen = min(remaining, pmtu);
 		if (wqe->sent == 0)
@@ -593,7 +599,13 @@ static int srnic_req_build(struct srnic_qp *qp, struct srnic_send_wqe *wqe,
 		       ackreq, psn);
 	p = bth + 1;
 	if (srnic_opcode_info(opcode)->flags & SRNIC_OPF_RETH) {
-		srnic_reth_set(p, wqe->remote_addr, wqe->rkey, wqe->length);
+		/* A resumed READ asks for the rest only. */
+		if (is_read)
+			srnic_reth_set(p, wqe->remote_addr + wqe->sent,
+				       wqe->rkey, remaining);
+		else
+			srnic_reth_set(p, wqe->remote_addr, wqe->rkey,
+				       wqe->length);
 		p += SRNIC_RETH_LEN;
 	}
 	if (srnic_opcode_info(opcode)->flags & SRNIC_OPF_DETH) {
@@ -620,11 +632,10 @@ static int srnic_req_build(struct srnic_qp *qp, struct srnic_send_wqe *wqe,
 		p += SRNIC_IETH_LEN;
 	}
 
-	if (wqe->sent == 0) {
+	if (wqe->sent == 0)
 		wqe->first_psn = psn;
-		if (is_read || is_atomic)
-			qp->req.rd_outstanding++;
-	}
+	if (is_read || is_atomic)
+		qp->req.rd_outstanding++;
 	wqe->sent += paylen;
 	if (is_read || is_atomic || (pos & SRNIC_POS_LAST)) {
 		wqe->last_psn = srnic_psn_add(psn, npsn - 1);
@@ -656,6 +667,19 @@ static unsigned long srnic_req_timeout(struct srnic_qp *qp)
 	return max_t(unsigned long, nsecs_to_jiffies(ns), 2);
 }
 
+/*
+ * Nothing in flight: every PSN sent is acknowledged and no sent WQE waits
+ * for its completion. The PSNs alone do not say it: a READ or atomic may
+ * be covered by a later ACK without its response, and a rewind may resend
+ * PSNs below acked_psn.
+ */
+static bool srnic_req_idle(struct srnic_qp *qp)
+{
+	lockdep_assert_held(&qp->req_lock);
+	return qp->req.acked_psn == qp->req.psn && !qp->req.need_retry &&
+	       qp->req.oldest == qp->req.cur;
+}
+
 void srnic_req_arm_timer(struct srnic_qp *qp)
 {
 	unsigned long t = srnic_req_timeout(qp);
@@ -669,6 +693,7 @@ static void srnic_req_rewind(struct srnic_qp *qp)
 {
 	struct srnic_send_wqe *resume = NULL;
 	u32 mask = qp->sq.index_mask;
+	u32 read_done = 0;
 	u32 i;
 
 	lockdep_assert_held(&qp->req_lock);
@@ -691,22 +716,45 @@ static void srnic_req_rewind(struct srnic_qp *qp)
 	qp->req.cur = i;
 	qp->req.psn = resume->first_psn;
 	qp->req.rd_outstanding = 0;
+	if (resume->opcode == IB_WR_RDMA_READ)
+		read_done = resume->acked_bytes;
 	for (; i != qp->req.fetch; i = (i + 1) & mask) {
 		struct srnic_send_wqe *wqe = srnic_swqe(qp, i);
 
-		if (wqe->state != SRNIC_WQE_DONE &&
-		    !srnic_wr_is_local(wqe->opcode)) {
-			if (wqe->state != SRNIC_WQE_POSTED)
-				srnic_count(qp->sdev, SRNIC_CNT_RETRANSMITS);
-			wqe->state = SRNIC_WQE_POSTED;
-			wqe->sent = 0;
-			wqe->acked_bytes = 0;
-		}
+		/*
+		 * Resent in PSN order from here, also a READ or atomic that
+		 * is done already (answered out of order): skipping it gave
+		 * every WQE after it the PSNs of the one before, so that the
+		 * responder took a READ for another, answered it with that
+		 * one's data (or, checking the VA, never) and the QP died
+		 * of retry exhaustion. Failed WQEs (no PSNs) stay done.
+		 */
+		if (srnic_wr_is_local(wqe->opcode) ||
+		    (wqe->state == SRNIC_WQE_DONE &&
+		     wqe->status != IB_WC_SUCCESS))
+			continue;
+		if (wqe->state != SRNIC_WQE_POSTED)
+			srnic_count(qp->sdev, SRNIC_CNT_RETRANSMITS);
+		wqe->state = SRNIC_WQE_POSTED;
+		wqe->sent = 0;
+		wqe->acked_bytes = 0;
+	}
+	/*
+	 * A READ resumes at its first missing response: the request asks
+	 * for the rest only, from that PSN (IBA 9.7.4.1.4; the responder
+	 * answers it from its replay entry). Asked again whole, a long READ
+	 * on a lossy link hardly ever got all its responses through.
+	 */
+	if (read_done) {
+		resume->acked_bytes = read_done;
+		resume->sent = read_done;
+		qp->req.psn = srnic_psn_add(resume->first_psn,
+					    read_done / srnic_qp_pmtu(qp));
 	}
 	/*
 	 * A SEND or WRITE resumes at the first unacknowledged PSN: the
 	 * responder holds the message state up to there (IBA 9.7.4.1.4).
-	 * READs and atomics are asked again whole.
+	 * Atomics are asked again whole.
 	 */
 	if (srnic_psn_cmp(qp->req.acked_psn, resume->first_psn) > 0 &&
 	    resume->opcode != IB_WR_RDMA_READ &&
@@ -788,6 +836,16 @@ static struct sk_buff *srnic_req_next(struct srnic_qp *qp,
 		if (wqe->state == SRNIC_WQE_SENT) {
 			if (!rc)
 				wqe->state = SRNIC_WQE_DONE;
+			/*
+			 * Resent after a rewind, a SEND or WRITE may be
+			 * acknowledged already: the ACK came while it was at
+			 * @cur, where srnic_comp_ack_psn() does not look, and
+			 * no other ACK may come. Complete it.
+			 */
+			else if (!srnic_wr_is_read_atomic(wqe->opcode) &&
+				 srnic_psn_cmp(wqe->last_psn,
+					       qp->req.acked_psn) < 0)
+				wqe->state = SRNIC_WQE_DONE;
 			qp->req.cur = (qp->req.cur + 1) & mask;
 		}
 		return pkt->skb;
@@ -800,7 +858,6 @@ static bool srnic_req_tx(struct srnic_qp *qp)
 {
 	struct srnic_req_pkt pkt;
 	struct sk_buff *skb;
-	bool armed = false;
 	int budget;
 
 	srnic_resp_tx(qp);
@@ -808,11 +865,15 @@ static bool srnic_req_tx(struct srnic_qp *qp)
 	for (budget = SRNIC_TX_BUDGET; budget; budget--) {
 		spin_lock_bh(&qp->req_lock);
 		skb = srnic_req_next(qp, &pkt);
+		/*
+		 * Every packet needs a running timer, not only the first of
+		 * this pass: an ACK for all sent so far (srnic_comp_rcv())
+		 * stops it mid-pass, and if the packets sent after that were
+		 * lost, nothing would ever resend them.
+		 */
 		if (skb && qp->ibqp.qp_type == IB_QPT_RC &&
-		    !armed && !timer_pending(&qp->retrans_timer)) {
+		    !timer_pending(&qp->retrans_timer))
 			srnic_req_arm_timer(qp);
-			armed = true;
-		}
 		srnic_comp_retire(qp);
 		spin_unlock_bh(&qp->req_lock);
 		if (!skb)
@@ -920,7 +981,7 @@ void srnic_req_retrans_timer(struct timer_list *t)
 	struct srnic_qp *qp = from_timer(qp, t, retrans_timer);
 
 	spin_lock_bh(&qp->req_lock);
-	if (qp->req.acked_psn == qp->req.psn && !qp->req.need_retry) {
+	if (srnic_req_idle(qp)) {
 		/* Nothing outstanding. */
 		spin_unlock_bh(&qp->req_lock);
 		return;
