@@ -116,9 +116,7 @@ static void srnic_comp_ack_psn(struct srnic_qp *qp, u32 psn)
 		if (wqe->state != SRNIC_WQE_SENT ||
 		    srnic_psn_cmp(wqe->last_psn, psn) > 0)
 			break;
-		if (wqe->opcode == IB_WR_RDMA_READ ||
-		    wqe->opcode == IB_WR_ATOMIC_CMP_AND_SWP ||
-		    wqe->opcode == IB_WR_ATOMIC_FETCH_AND_ADD) {
+		if (srnic_wr_is_read_atomic(wqe->opcode)) {
 			qp->req.need_retry = true;
 			break;
 		}
@@ -241,9 +239,7 @@ static bool srnic_comp_rd_in_order(struct srnic_qp *qp,
 		const struct srnic_send_wqe *w = srnic_swqe(qp, i);
 
 		if (w->state != SRNIC_WQE_DONE &&
-		    (w->opcode == IB_WR_RDMA_READ ||
-		     w->opcode == IB_WR_ATOMIC_CMP_AND_SWP ||
-		     w->opcode == IB_WR_ATOMIC_FETCH_AND_ADD))
+		    srnic_wr_is_read_atomic(w->opcode))
 			return false;
 	}
 	return true;
@@ -254,33 +250,24 @@ static int srnic_comp_place(struct srnic_qp *qp, struct srnic_send_wqe *wqe,
 			    u32 off, const struct sk_buff *skb, int skb_off,
 			    u32 len)
 {
-	u32 i;
+	struct srnic_sge_cursor c;
+	struct srnic_mr *mr;
+	u64 iova;
+	u32 n;
+	int err;
 
-	for (i = 0; i < wqe->num_sge && len; i++) {
-		const struct ib_sge *sge = &wqe->sge[i];
-		struct srnic_mr *mr;
-		u32 n;
-		int err;
-
-		if (off >= sge->length) {
-			off -= sge->length;
-			continue;
-		}
-		n = min(len, sge->length - off);
-		mr = srnic_mr_get_lkey(qp->sdev, qp->ibqp.pd, sge->lkey,
-				       sge->addr + off, n, IB_ACCESS_LOCAL_WRITE);
-		if (IS_ERR(mr))
-			return PTR_ERR(mr);
-		err = srnic_mr_copy_from_skb(mr, sge->addr + off, skb,
-					     skb_off, n);
+	srnic_sge_cursor_init(&c, wqe->sge, wqe->num_sge, off);
+	for (; len; len -= n, skb_off += n) {
+		mr = srnic_sge_cursor_next(&c, qp->sdev, qp->ibqp.pd, len,
+					   IB_ACCESS_LOCAL_WRITE, &iova, &n);
+		if (IS_ERR_OR_NULL(mr))
+			return mr ? PTR_ERR(mr) : -EINVAL;
+		err = srnic_mr_copy_from_skb(mr, iova, skb, skb_off, n);
 		srnic_mr_put(mr);
 		if (err)
 			return err;
-		skb_off += n;
-		len -= n;
-		off = 0;
 	}
-	return len ? -EINVAL : 0;
+	return 0;
 }
 
 static bool srnic_comp_read_resp(struct srnic_qp *qp, struct srnic_pkt *pkt)
@@ -335,8 +322,7 @@ static bool srnic_comp_atomic_ack(struct srnic_qp *qp, struct srnic_pkt *pkt,
 	struct srnic_send_wqe *wqe = srnic_comp_find(qp, pkt->psn);
 	struct srnic_mr *mr;
 
-	if (!wqe || !(wqe->opcode == IB_WR_ATOMIC_CMP_AND_SWP ||
-		      wqe->opcode == IB_WR_ATOMIC_FETCH_AND_ADD) ||
+	if (!wqe || !srnic_wr_is_atomic(wqe->opcode) ||
 	    !srnic_comp_rd_in_order(qp, wqe))
 		return false;
 	if (wqe->num_sge != 1 || wqe->sge[0].length < sizeof(u64)) {
@@ -396,13 +382,8 @@ void srnic_comp_rcv(struct srnic_qp *qp, struct srnic_pkt *pkt)
 	       (qp->is_user && srnic_queue_count(&qp->sq) !=
 		((qp->req.fetch - srnic_queue_consumer_index(&qp->sq)) &
 		 qp->sq.index_mask));
-	/*
-	 * Nothing in flight (as srnic_req_idle() says): the PSNs alone do not
-	 * tell, a sent WQE may still wait for its completion.
-	 */
-	if (qp->req.acked_psn == qp->req.psn && !qp->req.need_retry &&
-	    qp->req.oldest == qp->req.cur)
-		del_timer(&qp->retrans_timer);
+	if (srnic_req_idle(qp))
+		del_timer(&qp->retrans_timer);	/* nothing in flight */
 	else if (!fatal)
 		srnic_req_arm_timer(qp);
 	spin_unlock_bh(&qp->req_lock);

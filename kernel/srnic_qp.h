@@ -256,6 +256,18 @@ enum {
 	SRNIC_TX_AGAIN,		/* run it once more when it finishes */
 };
 
+static inline bool srnic_wr_is_atomic(u32 opcode)
+{
+	return opcode == IB_WR_ATOMIC_CMP_AND_SWP ||
+	       opcode == IB_WR_ATOMIC_FETCH_AND_ADD;
+}
+
+/* Work requests answered by a response, not an ACK: READ and atomics. */
+static inline bool srnic_wr_is_read_atomic(u32 opcode)
+{
+	return opcode == IB_WR_RDMA_READ || srnic_wr_is_atomic(opcode);
+}
+
 static inline struct srnic_qp *to_srnic_qp(struct ib_qp *ibqp)
 {
 	return container_of(ibqp, struct srnic_qp, ibqp);
@@ -330,6 +342,7 @@ int srnic_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 void srnic_req_kick(struct srnic_qp *qp);
 void srnic_req_kick_now(struct srnic_qp *qp);
 void srnic_req_arm_timer(struct srnic_qp *qp);
+bool srnic_req_idle(struct srnic_qp *qp);
 void srnic_req_init(struct srnic_qp *qp);
 void srnic_req_set_rate(struct srnic_qp *qp, u32 kbps);
 bool srnic_req_pace(struct srnic_qp *qp, u32 bytes);

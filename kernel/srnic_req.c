@@ -59,17 +59,6 @@ static bool srnic_wr_is_local(u32 opcode)
 	       opcode == IB_WR_BIND_MW;
 }
 
-static bool srnic_wr_is_atomic(u32 opcode)
-{
-	return opcode == IB_WR_ATOMIC_CMP_AND_SWP ||
-	       opcode == IB_WR_ATOMIC_FETCH_AND_ADD;
-}
-
-static bool srnic_wr_is_read_atomic(u32 opcode)
-{
-	return opcode == IB_WR_RDMA_READ || srnic_wr_is_atomic(opcode);
-}
-
 static u32 srnic_qp_pmtu(struct srnic_qp *qp)
 {
 	if (qp->ibqp.qp_type == IB_QPT_UD || qp->ibqp.qp_type == IB_QPT_GSI)
@@ -310,33 +299,25 @@ static void srnic_req_fetch(struct srnic_qp *qp)
 static int srnic_wqe_copy_out(struct srnic_qp *qp, struct srnic_send_wqe *wqe,
 			      u32 off, void *dst, u32 len)
 {
-	u32 i;
+	struct srnic_sge_cursor c;
+	struct srnic_mr *mr;
+	u64 iova;
+	u32 n;
 
 	if (wqe->is_inline) {
 		memcpy(dst, wqe->inline_data + off, len);
 		return 0;
 	}
-	for (i = 0; i < wqe->num_sge && len; i++) {
-		const struct ib_sge *sge = &wqe->sge[i];
-		struct srnic_mr *mr;
-		u32 n;
-
-		if (off >= sge->length) {
-			off -= sge->length;
-			continue;
-		}
-		n = min(len, sge->length - off);
-		mr = srnic_mr_get_lkey(qp->sdev, qp->ibqp.pd, sge->lkey,
-				       sge->addr + off, n, 0);
-		if (IS_ERR(mr))
-			return PTR_ERR(mr);
-		srnic_mr_copy_from(mr, sge->addr + off, dst, n);
+	srnic_sge_cursor_init(&c, wqe->sge, wqe->num_sge, off);
+	for (; len; len -= n, dst += n) {
+		mr = srnic_sge_cursor_next(&c, qp->sdev, qp->ibqp.pd, len, 0,
+					   &iova, &n);
+		if (IS_ERR_OR_NULL(mr))
+			return mr ? PTR_ERR(mr) : -EINVAL;
+		srnic_mr_copy_from(mr, iova, dst, n);
 		srnic_mr_put(mr);
-		dst += n;
-		len -= n;
-		off = 0;
 	}
-	return len ? -EINVAL : 0;
+	return 0;
 }
 
 /*
@@ -347,32 +328,23 @@ static int srnic_wqe_copy_out(struct srnic_qp *qp, struct srnic_send_wqe *wqe,
 static int srnic_wqe_add_frags(struct srnic_qp *qp, struct srnic_send_wqe *wqe,
 			       u32 off, u32 len, struct sk_buff *skb)
 {
-	u32 i;
+	struct srnic_sge_cursor c;
+	struct srnic_mr *mr;
+	u64 iova;
+	u32 n;
+	int err;
 
-	for (i = 0; i < wqe->num_sge && len; i++) {
-		const struct ib_sge *sge = &wqe->sge[i];
-		struct srnic_mr *mr;
-		u32 n;
-		int err;
-
-		if (off >= sge->length) {
-			off -= sge->length;
-			continue;
-		}
-		n = min(len, sge->length - off);
-		mr = srnic_mr_get_lkey(qp->sdev, qp->ibqp.pd, sge->lkey,
-				       sge->addr + off, n, 0);
-		if (IS_ERR(mr))
-			return PTR_ERR(mr);
-		err = srnic_mr_add_frags(mr, sge->addr + off, n, skb);
+	srnic_sge_cursor_init(&c, wqe->sge, wqe->num_sge, off);
+	for (; len; len -= n) {
+		mr = srnic_sge_cursor_next(&c, qp->sdev, qp->ibqp.pd, len, 0,
+					   &iova, &n);
+		if (IS_ERR_OR_NULL(mr))
+			return mr ? PTR_ERR(mr) : -EINVAL;
+		err = srnic_mr_add_frags(mr, iova, n, skb);
 		srnic_mr_put(mr);
 		if (err)
 			return err;
-		len -= n;
-		off = 0;
 	}
-	if (len)
-		return -EINVAL;
 	/* Keep a fragment slot for the pad and ICRC (srnic_xmit()). */
 	return skb_shinfo(skb)->nr_frags < MAX_SKB_FRAGS ? 0 : -EMSGSIZE;
 }
@@ -673,7 +645,7 @@ static unsigned long srnic_req_timeout(struct srnic_qp *qp)
  * be covered by a later ACK without its response, and a rewind may resend
  * PSNs below acked_psn.
  */
-static bool srnic_req_idle(struct srnic_qp *qp)
+bool srnic_req_idle(struct srnic_qp *qp)
 {
 	lockdep_assert_held(&qp->req_lock);
 	return qp->req.acked_psn == qp->req.psn && !qp->req.need_retry &&

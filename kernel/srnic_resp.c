@@ -115,42 +115,33 @@ static int srnic_resp_place(struct srnic_qp *qp, const struct sk_buff *skb,
 			    int skb_off, const void *buf, u32 len)
 {
 	struct srnic_recv_wqe_copy *wqe = qp->wqe;
-	u32 off = qp->resp.wqe_offset;
-	u32 i;
+	struct srnic_sge_cursor c;
+	struct srnic_mr *mr;
+	u64 iova;
+	u32 n;
+	int err = 0;
 
-	if (len > wqe->length || off > wqe->length - len)
+	if (len > wqe->length || qp->resp.wqe_offset > wqe->length - len)
 		return -EMSGSIZE;
-	for (i = 0; i < wqe->num_sge && len; i++) {
-		const struct ib_sge *sge = &wqe->sge[i];
-		struct srnic_mr *mr;
-		u32 n;
-		int err = 0;
-
-		if (off >= sge->length) {
-			off -= sge->length;
-			continue;
-		}
-		n = min(len, sge->length - off);
-		mr = srnic_mr_get_lkey(qp->sdev, qp->ibqp.pd, sge->lkey,
-				       sge->addr + off, n, IB_ACCESS_LOCAL_WRITE);
-		if (IS_ERR(mr))
-			return PTR_ERR(mr);
+	srnic_sge_cursor_init(&c, wqe->sge, wqe->num_sge, qp->resp.wqe_offset);
+	for (; len; len -= n) {
+		mr = srnic_sge_cursor_next(&c, qp->sdev, qp->ibqp.pd, len,
+					   IB_ACCESS_LOCAL_WRITE, &iova, &n);
+		if (IS_ERR_OR_NULL(mr))
+			return mr ? PTR_ERR(mr) : -EMSGSIZE;
 		if (buf) {
-			srnic_mr_copy_to(mr, sge->addr + off, buf, n);
+			srnic_mr_copy_to(mr, iova, buf, n);
 			buf += n;
 		} else {
-			err = srnic_mr_copy_from_skb(mr, sge->addr + off, skb,
-						     skb_off, n);
+			err = srnic_mr_copy_from_skb(mr, iova, skb, skb_off, n);
 			skb_off += n;
 		}
 		srnic_mr_put(mr);
 		if (err)
 			return err;
 		qp->resp.wqe_offset += n;
-		len -= n;
-		off = 0;
 	}
-	return len ? -EMSGSIZE : 0;
+	return 0;
 }
 
 static void srnic_resp_complete(struct srnic_qp *qp, struct srnic_pkt *pkt,
