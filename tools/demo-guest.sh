@@ -24,16 +24,8 @@ ibv_devinfo -d srnic0
 step "srnicctl dev"
 build/userspace/ctl/srnicctl dev
 
-# GID index of srnic0's IPv4 address (::ffff:10.99.0.1): wait for ib_core.
-gid=""
-for _ in $(seq 50); do
-	for i in $(seq 0 15); do
-		[ "$(cat /sys/class/infiniband/srnic0/ports/1/gids/$i 2>/dev/null)" = \
-		  "0000:0000:0000:0000:0000:ffff:0a63:0001" ] && gid=$i
-	done
-	[ -n "$gid" ] && break
-	sleep 0.1
-done
+# GID index of srnic0's IPv4 address (ib_core adds it shortly after).
+gid=$(settle roce_gid_index srnic0 10.99.0.1)
 
 step "ibv_rc_pingpong srnic0 <-> srnic1, 4 KiB x 200, data checked"
 timeout 60 ip netns exec nsA ibv_rc_pingpong -d srnic0 -g "$gid" -n 200 -s 4096 -c &

@@ -40,6 +40,12 @@
 #                                 PORT in /proc/net/tcp or tcp6 of this netns
 #   wait_rdma_cm_listen [SECS]    wait (default 10 s) for an rdma_cm id in state
 #                                 LISTEN (`rdma res show cm_id`)
+#   settle CMD...                 retry CMD (function or executable) every
+#                                 0.1 s for up to 5 s; status of the last try
+#
+# RDMA
+#   roce_gid_index DEV IPV4       print the index of DEV's RoCEv2 GID holding
+#                                 IPV4 (::ffff:a.b.c.d); fail if none (yet)
 #
 # Networks (10.99.0.0/24 only ever exists on veths inside the guest)
 #   veth_pair_setup     root netns:  vethA 10.99.0.1/24 <-> vethB 10.99.0.2/24
@@ -337,4 +343,24 @@ veth_pkts() {
 	read -r tx <"$d/tx_packets" || return 1
 	read -r rx <"$d/rx_packets" || return 1
 	echo $((tx + rx))
+}
+
+settle() {
+	local _i
+	for _i in $(seq 50); do
+		"$@" && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+roce_gid_index() {
+	local dev=$1 ip=$2 want i g
+	# shellcheck disable=SC2086 # the four octets as four arguments
+	want=$(printf '0000:0000:0000:0000:0000:ffff:%02x%02x:%02x%02x' ${ip//./ })
+	for i in $(seq 0 15); do
+		read -r g <"/sys/class/infiniband/$dev/ports/1/gids/$i" 2>/dev/null || continue
+		[ "$g" = "$want" ] && { echo "$i"; return 0; }
+	done
+	return 1
 }

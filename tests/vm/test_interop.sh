@@ -127,23 +127,9 @@ if [ -z "$setup_err" ]; then
 	fi
 fi
 
-# Index of the RoCEv2 GID holding our IPv4 address (::ffff:a.b.c.d).
-gid_index() {
-	local want i g
-	# shellcheck disable=SC2086 # split the address into its 4 bytes
-	want=$(printf '0000:0000:0000:0000:0000:ffff:%02x%02x:%02x%02x' ${VMRUN_ADDR//./ })
-	for i in $(seq 0 15); do
-		read -r g <"/sys/class/infiniband/$DEV/ports/1/gids/$i" 2>/dev/null || continue
-		[ "$g" = "$want" ] && { echo "$i"; return 0; }
-	done
-	return 1
-}
 GID=
 if [ -z "$setup_err" ]; then
-	for _ in $(seq 50); do
-		GID=$(gid_index) && break
-		nap 0.1
-	done
+	GID=$(settle roce_gid_index "$DEV" "$VMRUN_ADDR")
 	[ -n "$GID" ] || setup_err="no RoCEv2 GID for $VMRUN_ADDR on $DEV"
 fi
 counter() { cat "/sys/class/infiniband/$DEV/ports/1/hw_counters/$1" 2>/dev/null || echo 0; }

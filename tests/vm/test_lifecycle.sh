@@ -31,7 +31,6 @@ dmesg_has() { dmesg | grep -qE "$1"; }
 devinfo() { ibv_devinfo -v -d "$1" | awk -v k="$2:" '$1 == k { print $2; exit }'; }
 gids() { cat /sys/class/infiniband/"$1"/ports/1/gids/* 2>/dev/null; }
 # Wait up to 5 s for a command to succeed (asynchronous teardown/events).
-settle() { for _ in $(seq 50); do "$@" && return 0; sleep 0.1; done; return 1; }
 gone() { [ ! -e /sys/class/infiniband/"$1" ]; }
 
 dmesg -C

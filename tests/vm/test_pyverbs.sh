@@ -244,7 +244,6 @@ has_v4_gid() {
 	grep -qx '0000:0000:0000:0000:0000:ffff:0a63:0001' \
 		/sys/class/infiniband/"$1"/ports/1/gids/* 2>/dev/null
 }
-settle() { for _ in $(seq 50); do "$@" && return 0; sleep 0.1; done; return 1; }
 counter() { cat /sys/class/infiniband/"$1"/ports/1/hw_counters/"$2"; }
 no_warnings() { ! dmesg | grep -E 'WARNING|BUG:|Oops|Call Trace'; }
 

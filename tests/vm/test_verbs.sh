@@ -24,21 +24,8 @@ netns_pair_setup || exit 1
 ip netns exec nsA rdma link add srnic0 type srnic netdev vethA || exit 1
 ip netns exec nsB rdma link add srnic1 type srnic netdev vethB || exit 1
 
-# Index of the RoCEv2 GID holding an IPv4 address (::ffff:a.b.c.d).
-gid_index() {
-	local dev=$1 ip=$2 want i
-	want=$(printf '0000:0000:0000:0000:0000:ffff:%02x%02x:%02x%02x' ${ip//./ })
-	for i in $(seq 0 15); do
-		[ "$(cat /sys/class/infiniband/$dev/ports/1/gids/$i 2>/dev/null)" = "$want" ] &&
-			{ echo "$i"; return 0; }
-	done
-	return 1
-}
-settle() { for _ in $(seq 50); do "$@" && return 0; sleep 0.1; done; return 1; }
-settle gid_index srnic0 10.99.0.1 >/dev/null
-settle gid_index srnic1 10.99.0.2 >/dev/null
-G0=$(gid_index srnic0 10.99.0.1)
-G1=$(gid_index srnic1 10.99.0.2)
+G0=$(settle roce_gid_index srnic0 10.99.0.1)
+G1=$(settle roce_gid_index srnic1 10.99.0.2)
 t_check "IPv4 RoCEv2 GIDs present" test -n "$G0" -a -n "$G1"
 counter() { cat /sys/class/infiniband/"$1"/ports/1/hw_counters/"$2"; }
 
