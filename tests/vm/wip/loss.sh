@@ -29,7 +29,7 @@
 # retry exhaustion). SRNIC_KO=path overrides the module (default: srnic.ko
 # at the repo root, from "make module").
 set -u
-cd "$(dirname "$0")/../.." || exit 1
+cd "$(dirname "$0")/../../.." || exit 1
 REPO=$PWD
 # shellcheck source=tests/vm/lib.sh
 . tests/vm/lib.sh
