@@ -72,6 +72,19 @@ static void *srnic_xmit_trailer(struct sk_buff *skb, unsigned int len)
 	return t;
 }
 
+/*
+ * The route cache of @qp, if its packets all take one path: RC and UC QPs.
+ * A UD or GSI QP sends each WQE to the address of its own AH (a unicast
+ * peer, then a multicast group...), so it must not reuse a cached route.
+ */
+static struct dst_cache *srnic_xmit_dst_cache(struct srnic_qp *qp)
+{
+	if (qp && (qp->ibqp.qp_type == IB_QPT_RC ||
+		   qp->ibqp.qp_type == IB_QPT_UC))
+		return &qp->dst_cache;
+	return NULL;
+}
+
 static struct dst_entry *srnic_route4(struct net *net, struct srnic_qp *qp,
 				      const struct srnic_av *av, __be32 *saddr)
 {
@@ -81,10 +94,11 @@ static struct dst_entry *srnic_route4(struct net *net, struct srnic_qp *qp,
 		.daddr = av->daddr.s6_addr32[3],
 		.saddr = av->saddr.s6_addr32[3],
 	};
+	struct dst_cache *cache = srnic_xmit_dst_cache(qp);
 	struct rtable *rt;
 
-	if (qp) {
-		rt = dst_cache_get_ip4(&qp->dst_cache, saddr);
+	if (cache) {
+		rt = dst_cache_get_ip4(cache, saddr);
 		if (rt)
 			return &rt->dst;
 	}
@@ -92,8 +106,8 @@ static struct dst_entry *srnic_route4(struct net *net, struct srnic_qp *qp,
 	if (IS_ERR(rt))
 		return ERR_CAST(rt);
 	*saddr = fl4.saddr;
-	if (qp)
-		dst_cache_set_ip4(&qp->dst_cache, &rt->dst, fl4.saddr);
+	if (cache)
+		dst_cache_set_ip4(cache, &rt->dst, fl4.saddr);
 	return &rt->dst;
 }
 
@@ -107,10 +121,11 @@ static struct dst_entry *srnic_route6(struct net *net, struct srnic_qp *qp,
 		.daddr = av->daddr,
 		.saddr = av->saddr,
 	};
+	struct dst_cache *cache = srnic_xmit_dst_cache(qp);
 	struct dst_entry *dst;
 
-	if (qp) {
-		dst = dst_cache_get_ip6(&qp->dst_cache, saddr);
+	if (cache) {
+		dst = dst_cache_get_ip6(cache, saddr);
 		if (dst)
 			return dst;
 	}
@@ -122,8 +137,8 @@ static struct dst_entry *srnic_route6(struct net *net, struct srnic_qp *qp,
 		return ERR_PTR(err);
 	}
 	*saddr = fl6.saddr;
-	if (qp)
-		dst_cache_set_ip6(&qp->dst_cache, dst, &fl6.saddr);
+	if (cache)
+		dst_cache_set_ip6(cache, dst, &fl6.saddr);
 	return dst;
 }
 
