@@ -178,7 +178,9 @@ static void srnic_resp_complete(struct srnic_qp *qp, struct srnic_pkt *pkt,
 			wc.network_hdr_type =
 				ip_hdr(pkt->skb)->version == 4 ?
 				RDMA_NETWORK_IPV4 : RDMA_NETWORK_IPV6;
-			if (skb_mac_header_was_set(pkt->skb)) {
+			/* none on multicast looped back by the IP stack */
+			if (skb_mac_header_was_set(pkt->skb) &&
+			    skb_mac_header_len(pkt->skb) >= ETH_HLEN) {
 				ether_addr_copy(wc.smac, eth->h_source);
 				wc.wc_flags |= IB_WC_WITH_SMAC;
 			}
