@@ -18,6 +18,7 @@
 #ifndef SRNIC_H
 #define SRNIC_H
 
+#include <linux/hashtable.h>
 #include <linux/netdevice.h>
 #include <linux/mutex.h>
 #include <linux/stringify.h>
@@ -70,12 +71,35 @@
 #define SRNIC_LOCAL_CA_ACK_DELAY 15
 #define SRNIC_RATE_LIMIT_MIN_KBPS 1000		/* 1 Mbit/s */
 #define SRNIC_RATE_LIMIT_MAX_KBPS 100000000	/* 100 Gbit/s */
+#define SRNIC_MAX_MCAST_GRP	1024
+#define SRNIC_MAX_MCAST_QP_ATTACH 32		/* QPs per group */
+#define SRNIC_MAX_TOT_MCAST_QP_ATTACH 8192	/* attachments, all groups */
 
 /* Port limits. */
 #define SRNIC_PORT_NUM		1
 #define SRNIC_GID_TBL_LEN	1024
 #define SRNIC_PKEY_TBL_LEN	1
 #define SRNIC_DEFAULT_PKEY	0xffff
+
+#define SRNIC_MCAST_HASH_BITS	6
+
+/**
+ * struct srnic_mcast - the multicast group table of a device (srnic_mcast.c)
+ * @mutex: serialises attach and detach; protects @ngroups, @nattached, the
+ *	insertions into and removals from @hash and the QP lists of its
+ *	groups. Taken before RTNL (joining an IPv4 group needs RTNL).
+ * @hash: MGID -> struct srnic_mcg; changed under @mutex, read under RCU by
+ *	the receive path
+ * @ngroups: groups in @hash, at most SRNIC_MAX_MCAST_GRP
+ * @nattached: QP attachments over all groups, at most
+ *	SRNIC_MAX_TOT_MCAST_QP_ATTACH; read without @mutex only as a hint
+ */
+struct srnic_mcast {
+	struct mutex		mutex;	/* see above */
+	DECLARE_HASHTABLE(hash, SRNIC_MCAST_HASH_BITS);
+	u32			ngroups;
+	u32			nattached;
+};
 
 /**
  * struct srnic_dev - one srnic RDMA device, bound to one Ethernet netdev
@@ -105,6 +129,7 @@
  *	@mr_keys' lock
  * @mr_count: MRs of the device, at most SRNIC_MAX_MR; atomic
  * @mw_count: MWs of the device, at most SRNIC_MAX_MW; atomic
+ * @mcast: multicast groups and the UD QPs attached to them
  */
 struct srnic_dev {
 	struct ib_device	ib_dev;
@@ -123,6 +148,7 @@ struct srnic_dev {
 	u32			mr_key_next;
 	atomic_t		mr_count;
 	atomic_t		mw_count;
+	struct srnic_mcast	mcast;
 };
 
 static inline struct srnic_dev *to_srnic_dev(struct ib_device *ibdev)
@@ -167,6 +193,15 @@ int srnic_query_pkey(struct ib_device *ibdev, u32 port_num, u16 index,
 enum rdma_link_layer srnic_get_link_layer(struct ib_device *ibdev,
 					  u32 port_num);
 void srnic_port_update(struct srnic_dev *sdev, struct net_device *ndev);
+
+/* srnic_mcast.c */
+struct srnic_qp;
+struct srnic_pkt;
+extern const struct ib_device_ops srnic_mcast_ops;
+void srnic_mcast_dev_init(struct srnic_dev *sdev);
+void srnic_mcast_dev_fini(struct srnic_dev *sdev);
+void srnic_mcast_qp_detach_all(struct srnic_qp *qp);
+void srnic_mcast_rcv(struct srnic_dev *sdev, struct srnic_pkt *pkt);
 
 /* srnic_net.c */
 int srnic_net_init(void);

@@ -60,6 +60,9 @@ static int srnic_query_device(struct ib_device *ibdev,
 	a->max_fast_reg_page_list_len = SRNIC_MAX_FAST_REG_PAGES;
 	a->max_pkeys = SRNIC_PKEY_TBL_LEN;
 	a->local_ca_ack_delay = SRNIC_LOCAL_CA_ACK_DELAY;
+	a->max_mcast_grp = SRNIC_MAX_MCAST_GRP;
+	a->max_mcast_qp_attach = SRNIC_MAX_MCAST_QP_ATTACH;
+	a->max_total_mcast_qp_attach = SRNIC_MAX_TOT_MCAST_QP_ATTACH;
 	return 0;
 }
 
@@ -104,6 +107,7 @@ static void srnic_dealloc_driver(struct ib_device *ibdev)
 	srnic_dev_fini_tables(sdev);
 	srnic_srq_dev_fini(sdev);
 	srnic_mr_dev_fini(sdev);
+	srnic_mcast_dev_fini(sdev);
 	netdev_put(sdev->ndev, &sdev->ndev_tracker);
 	ibdev_dbg(ibdev, "deallocated\n");
 }
@@ -171,6 +175,7 @@ static const struct ib_device_ops *const srnic_ops_tables[] = {
 	&srnic_counters_ops,
 	&srnic_ah_ops,
 	&srnic_qp_ops,
+	&srnic_mcast_ops,
 };
 
 static void srnic_dev_set_ops(struct ib_device *ibdev)
@@ -269,6 +274,7 @@ int srnic_dev_add(const char *name, struct net_device *ndev)
 	netdev_hold(ndev, &sdev->ndev_tracker, GFP_KERNEL);
 	/* allocates nothing: no undo on the error paths below */
 	srnic_srq_dev_init(sdev);
+	srnic_mcast_dev_init(sdev);
 
 	err = srnic_net_get(sdev, dev_net(ndev));
 	if (err)

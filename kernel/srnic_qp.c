@@ -517,6 +517,8 @@ static int srnic_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	qp->state = IB_QPS_RESET;
 	spin_unlock_bh(&qp->state_lock);
 
+	/* Unreachable through groups too, before the grace period below. */
+	srnic_mcast_qp_detach_all(qp);
 	xa_erase_bh(&sdev->qp_xa, srnic_qpn(qp));
 	/* A lookup that raced with the erase may still take a reference. */
 	synchronize_rcu();

@@ -138,7 +138,7 @@ static void srnic_recv_dispatch(struct srnic_dev *sdev, struct srnic_pkt *pkt)
 		return;
 	}
 	if (pkt->qpn == SRNIC_MULTICAST_QPN) {
-		srnic_count(sdev, SRNIC_CNT_RX_NO_QP);
+		srnic_mcast_rcv(sdev, pkt);
 		return;
 	}
 	qp = srnic_qp_get(sdev, pkt->qpn);
