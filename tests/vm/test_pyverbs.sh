@@ -59,11 +59,6 @@ RXE_MIN_PASS=80		# rdma_rxe passes 86 (stock) / 96 (patched) here
 
 # Tests rdma_rxe passes and srnic does not, yet: "test id|reason".
 KNOWN_GAPS=(
-	# Multicast (patched variant only): max_mcast_grp is 0, no
-	# attach_mcast/detach_mcast, packets to QPN 0xffffff dropped.
-	"tests.test_rdmacm.CMTestCase.test_rdmacm_async_multicast_traffic|no UD multicast (max_mcast_grp 0, no attach_mcast)"
-	"tests.test_rdmacm.CMTestCase.test_rdmacm_async_ex_multicast_traffic|no UD multicast (max_mcast_grp 0, no attach_mcast)"
-	"tests.test_rdmacm.CMTestCase.test_rdmacm_async_ex_leave_multicast_traffic|no UD multicast (max_mcast_grp 0, no attach_mcast)"
 )
 declare -A GAP
 for g in "${KNOWN_GAPS[@]}"; do
