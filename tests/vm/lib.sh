@@ -44,8 +44,9 @@
 #                                 0.1 s for up to 5 s; status of the last try
 #
 # RDMA
-#   roce_gid_index DEV IPV4       print the index of DEV's RoCEv2 GID holding
-#                                 IPV4 (::ffff:a.b.c.d); fail if none (yet)
+#   roce_gid_index DEV IP         print the index of DEV's RoCEv2 GID holding
+#                                 IP: an IPv4 address (GID ::ffff:a.b.c.d) or
+#                                 an IPv6 one (any notation); fail if none (yet)
 #
 # Networks (10.99.0.0/24 only ever exists on veths inside the guest)
 #   veth_pair_setup     root netns:  vethA 10.99.0.1/24 <-> vethB 10.99.0.2/24
@@ -354,13 +355,43 @@ settle() {
 	return 1
 }
 
+# _t_ipv6_full ADDR: ADDR in the sysfs GID notation (8 x 4 hex digits).
+_t_ipv6_full() {
+	local a=$1 h=() t=() out=() n=0 i
+	if [[ $a == *::* ]]; then
+		IFS=: read -ra h <<<"${a%%::*}"
+		IFS=: read -ra t <<<"${a#*::}"
+		n=$((8 - ${#h[@]} - ${#t[@]}))
+	else
+		IFS=: read -ra h <<<"$a"
+	fi
+	out=("${h[@]}")
+	for ((i = 0; i < n; i++)); do out+=(0); done
+	out+=("${t[@]}")
+	[ "${#out[@]}" -eq 8 ] || return 1
+	for i in "${!out[@]}"; do
+		[[ ${out[$i]} =~ ^[0-9a-fA-F]{1,4}$ ]] || return 1
+		printf -v "out[$i]" '%04x' "$((16#${out[$i]}))"
+	done
+	(IFS=:; echo "${out[*]}")
+}
+
 roce_gid_index() {
-	local dev=$1 ip=$2 want i g
-	# shellcheck disable=SC2086 # the four octets as four arguments
-	want=$(printf '0000:0000:0000:0000:0000:ffff:%02x%02x:%02x%02x' ${ip//./ })
+	local dev=$1 ip=$2 want i g t d=/sys/class/infiniband/$1/ports/1
+	if [[ $ip == *:* ]]; then
+		want=$(_t_ipv6_full "$ip") || return 1
+	else
+		# shellcheck disable=SC2086 # the four octets as four arguments
+		want=$(printf '0000:0000:0000:0000:0000:ffff:%02x%02x:%02x%02x' ${ip//./ })
+	fi
 	for i in $(seq 0 15); do
-		read -r g <"/sys/class/infiniband/$dev/ports/1/gids/$i" 2>/dev/null || continue
-		[ "$g" = "$want" ] && { echo "$i"; return 0; }
+		read -r g <"$d/gids/$i" 2>/dev/null || continue
+		[ "$g" = "$want" ] || continue
+		t=
+		read -r t <"$d/gid_attrs/types/$i" 2>/dev/null
+		[ -z "$t" ] || [ "$t" = "RoCE v2" ] || continue
+		echo "$i"
+		return 0
 	done
 	return 1
 }
