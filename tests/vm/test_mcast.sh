@@ -1,0 +1,111 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# UD multicast between two srnic devices, inside the VM (tests/vm/vmrun):
+#
+#   netns nsA                                       netns nsB
+#   srnic0 on vethA 10.99.0.1, fd99::1 ==== veth ==== vethB 10.99.0.2, fd99::2, srnic1
+#   receivers: UD QPs A, B, C                         sender: UD QP S
+#   attached to 239.1.2.3 / ff0e::db8:1               sends to the group, DQPN 0xFFFFFF
+#
+# The checks are made by tests/vm/mcast_verbs.c (libibverbs, rxe provider),
+# built here and run in nsA: multicast caps in query_device; attach of an
+# RC QP, of a unicast GID and detach of an unknown group fail with EINVAL;
+# a second attach is a no-op; the netdev joins the IP group with the first
+# attach and leaves it with the last detach (ip maddr); S's messages reach
+# A and B, each its own completion, payload verified byte for byte, while
+# C (attached, no receive WQE) drops its copies; after a detach a QP gets
+# nothing more (the next message it gets after re-attaching is the new
+# one); the same over an IPv6 group; max_mcast_qp_attach enforced; an
+# attached QP cannot be destroyed (ib_core: EBUSY). Then, here: the exit of
+# the program with QPs attached detaches them and the host leaves the group;
+# counters; a clean teardown.
+set -u
+cd "$(dirname "$0")/../.." || exit 1
+REPO=$PWD
+# shellcheck source=tests/vm/lib.sh
+. tests/vm/lib.sh
+
+KO=${SRNIC_KO:-$REPO/srnic.ko}
+BIN=/tmp/mcast_verbs
+[ -f "$KO" ] || { echo "$KO missing: run make module first"; exit 1; }
+
+counter() { cat /sys/class/infiniband/"$1"/ports/1/hw_counters/"$2"; }
+no_warnings() { ! dmesg | grep -E 'WARNING|BUG:|Oops|Call Trace'; }
+
+dmesg -C
+IFS=, read -ra deps <<<"$(modinfo -F depends "$KO")"
+modprobe -a veth rdma_ucm "${deps[@]}" 2>/dev/null
+if ! t_check "build mcast_verbs.c against libibverbs" \
+	cc -O2 -Wall -Werror -o "$BIN" tests/vm/mcast_verbs.c -libverbs ||
+   ! t_check "insmod srnic.ko" insmod "$KO" ||
+   ! t_check "two namespaces on a veth pair" netns_pair_setup; then
+	t_summary
+	exit 1
+fi
+# IPv6 without DAD, so the addresses (and their GIDs) are usable at once.
+ip -n nsA addr add fd99::1/64 dev vethA nodad
+ip -n nsB addr add fd99::2/64 dev vethB nodad
+t_check "rdma link add srnic0 (nsA)" \
+	ip netns exec nsA rdma link add srnic0 type srnic netdev vethA
+t_check "rdma link add srnic1 (nsB)" \
+	ip netns exec nsB rdma link add srnic1 type srnic netdev vethB
+G1=$(settle roce_gid_index srnic1 10.99.0.2)
+G1v6=$(settle roce_gid_index srnic1 fd99::2)
+t_check "srnic1 has its IPv4 and IPv6 RoCEv2 GIDs" test -n "$G1" -a -n "$G1v6"
+
+rx0=$(counter srnic0 rcvd_pkts)
+recvs0=$(counter srnic0 rdma_recvs)
+norecv0=$(counter srnic0 rcvd_no_recv_wqe)
+tx0=$(counter srnic1 sent_pkts)
+out=$(with_timeout 300 ip netns exec nsA "$BIN" srnic0 vethA srnic1 "$G1" "$G1v6" 2>&1)
+rc=$?
+while IFS= read -r line; do
+	case $line in
+	"ok "*) t_ok "${line#ok }" ;;
+	"not ok "*)
+		name=${line#not ok }
+		t_fail "${name%%: *}" "${name#*: }"
+		;;
+	caps:*) echo "$line" ;;
+	esac
+done <<<"$out"
+if ! t_eq "mcast_verbs ran to the end (exit status)" "$rc" 0; then
+	printf '%s\n' "$out" | tail -n 30 | sed 's/^/  | /'
+fi
+t_eq "mcast_verbs printed its done line" \
+	"$(grep -c '^mcast_verbs: done' <<<"$out")" 1
+
+# The program exited with 32 QPs attached to 239.1.2.4: uverbs' cleanup
+# detached them (through srnic's detach_mcast) before destroying them.
+left_group() { ! ip -n nsA maddr show dev vethA | grep -qw "$1"; }
+user_qps() {
+	local out
+	out=$(rdma res show qp link srnic0/1) || { echo "rdma res failed"; return; }
+	grep -c ' pid ' <<<"$out"
+}
+t_check "exit cleanup detached the QPs: host left 239.1.2.4" \
+	settle left_group 239.1.2.4
+t_eq "no user QP left on srnic0" "$(user_qps)" 0
+
+# 16 + 4 + 4 + 1 messages to 239.1.2.3, 8 to ff0e::db8:1; received by
+# srnic0 except the 4 sent while nobody was attached.
+rx=$(( $(counter srnic0 rcvd_pkts) - rx0 ))
+recvs=$(( $(counter srnic0 rdma_recvs) - recvs0 ))
+norecv=$(( $(counter srnic0 rcvd_no_recv_wqe) - norecv0 ))
+tx=$(( $(counter srnic1 sent_pkts) - tx0 ))
+echo "srnic1 sent $tx, srnic0 received $rx packets, completed $recvs receives, dropped $norecv copies for want of a WQE"
+t_check "srnic1 sent the 33 multicast messages" test "$tx" -ge 33
+t_check "srnic0 received the 29 delivered ones" test "$rx" -ge 29
+# A: 16 + 1 + 8, B: 16 + 4 + 1 + 8; C had no WQE
+t_eq "srnic0 completed one receive per attached QP with a WQE" "$recvs" 54
+# C was attached for messages 1-16 and 100-103
+t_check "QP C's 20 copies were dropped for want of a WQE" test "$norecv" -ge 20
+t_eq "no ICRC errors" "$(counter srnic0 rcvd_icrc_err)" 0
+t_check "no kernel warnings" no_warnings
+t_check "rdma link delete srnic0" ip netns exec nsA rdma link delete srnic0
+t_check "rdma link delete srnic1" ip netns exec nsB rdma link delete srnic1
+t_check "rmmod srnic" rmmod srnic
+t_check "still no kernel warnings after teardown" no_warnings
+rm -f "$BIN"
+t_summary
