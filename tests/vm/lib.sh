@@ -357,7 +357,7 @@ settle() {
 
 # _t_ipv6_full ADDR: ADDR in the sysfs GID notation (8 x 4 hex digits).
 _t_ipv6_full() {
-	local a=$1 h=() t=() out=() n=0 i
+	local a=$1 h=() t=() g=() n=0 i
 	if [[ $a == *::* ]]; then
 		IFS=: read -ra h <<<"${a%%::*}"
 		IFS=: read -ra t <<<"${a#*::}"
@@ -365,15 +365,15 @@ _t_ipv6_full() {
 	else
 		IFS=: read -ra h <<<"$a"
 	fi
-	out=("${h[@]}")
-	for ((i = 0; i < n; i++)); do out+=(0); done
-	out+=("${t[@]}")
-	[ "${#out[@]}" -eq 8 ] || return 1
-	for i in "${!out[@]}"; do
-		[[ ${out[$i]} =~ ^[0-9a-fA-F]{1,4}$ ]] || return 1
-		printf -v "out[$i]" '%04x' "$((16#${out[$i]}))"
+	g=("${h[@]}")
+	for ((i = 0; i < n; i++)); do g+=(0); done
+	g+=("${t[@]}")
+	[ "${#g[@]}" -eq 8 ] || return 1
+	for i in "${!g[@]}"; do
+		[[ ${g[$i]} =~ ^[0-9a-fA-F]{1,4}$ ]] || return 1
+		printf -v "g[$i]" '%04x' "$((16#${g[$i]}))"
 	done
-	(IFS=:; echo "${out[*]}")
+	(IFS=:; echo "${g[*]}")
 }
 
 roce_gid_index() {
