@@ -17,9 +17,11 @@
 # C (attached, no receive WQE) drops its copies; after a detach a QP gets
 # nothing more (the next message it gets after re-attaching is the new
 # one); the same over an IPv6 group; max_mcast_qp_attach enforced; an
-# attached QP cannot be destroyed (ib_core: EBUSY). Then, here: the exit of
-# the program with QPs attached detaches them and the host leaves the group;
-# counters; a clean teardown.
+# attached QP cannot be destroyed (ib_core: EBUSY). Then, here: the frames
+# the sender put on the wire (captured on vethB) carry the group's Ethernet
+# multicast MAC and DestQP 0xFFFFFF; the exit of the program with QPs
+# attached detaches them and the host leaves the group; counters; a clean
+# teardown.
 set -u
 cd "$(dirname "$0")/../.." || exit 1
 REPO=$PWD
@@ -54,6 +56,14 @@ G1=$(settle roce_gid_index srnic1 10.99.0.2)
 G1v6=$(settle roce_gid_index srnic1 fd99::2)
 t_check "srnic1 has its IPv4 and IPv6 RoCEv2 GIDs" test -n "$G1" -a -n "$G1v6"
 
+# The sender's link is captured (tests/vm/roce_pcap.py) for the wire check
+# below; the capture is ready once its file exists.
+PCAP=/tmp/mcast.pcap
+rm -f "$PCAP"
+bg_start PCAP_PID ip netns exec nsB /usr/bin/python3 tests/vm/roce_pcap.py \
+	capture vethB "$PCAP"
+settle test -f "$PCAP"
+
 rx0=$(counter srnic0 rcvd_pkts)
 recvs0=$(counter srnic0 rdma_recvs)
 norecv0=$(counter srnic0 rcvd_no_recv_wqe)
@@ -75,6 +85,40 @@ if ! t_eq "mcast_verbs ran to the end (exit status)" "$rc" 0; then
 fi
 t_eq "mcast_verbs printed its done line" \
 	"$(grep -c '^mcast_verbs: done' <<<"$out")" 1
+bg_stop "$PCAP_PID"
+
+# On the wire: every RoCEv2 frame to a group has DestQP 0xFFFFFF and the
+# group's Ethernet multicast MAC (01:00:5e + low 23 bits of the IPv4 group,
+# 33:33 + low 32 bits of the IPv6 one). Prints "v4 N v6 N bad N".
+wire() {
+	/usr/bin/python3 - "$PCAP" <<-'EOF'
+	import socket, struct, sys
+	sys.path.insert(0, 'tests/vm')
+	import roce_pcap
+	g4 = socket.inet_pton(socket.AF_INET, '239.1.2.3')
+	g6 = socket.inet_pton(socket.AF_INET6, 'ff0e::db8:1')
+	n4 = n6 = bad = 0
+	for _, d in roce_pcap.frames(sys.argv[1]):
+	    if d[12:14] == b'\x08\x00' and d[23] == 17 and d[30:34] == g4:
+	        ihl = (d[14] & 15) * 4
+	        udp, mac = 14 + ihl, b'\x01\x00\x5e' + bytes([g4[1] & 0x7f]) + g4[2:]
+	        n4 += 1
+	    elif d[12:14] == b'\x86\xdd' and d[20] == 17 and d[38:54] == g6:
+	        udp, mac = 54, b'\x33\x33' + g6[12:]
+	        n6 += 1
+	    else:
+	        continue
+	    dport, = struct.unpack('>H', d[udp + 2:udp + 4])
+	    qpn, = struct.unpack('>I', d[udp + 12:udp + 16])
+	    if d[0:6] != mac or dport != 4791 or qpn & 0xffffff != 0xffffff:
+	        bad += 1
+	print(f'v4 {n4} v6 {n6} bad {bad}')
+	EOF
+}
+w=$(wire)
+echo "captured on vethB: $w"
+t_eq "on the wire: 25 frames to 239.1.2.3, 8 to ff0e::db8:1, all to the group MAC and DestQP 0xFFFFFF" \
+	"$w" "v4 25 v6 8 bad 0"
 
 # The program exited with 32 QPs attached to 239.1.2.4: uverbs' cleanup
 # detached them (through srnic's detach_mcast) before destroying them.
