@@ -87,7 +87,7 @@
  * struct srnic_mcast - the multicast group table of a device (srnic_mcast.c)
  * @mutex: serialises attach and detach; protects @ngroups, @nattached, the
  *	insertions into and removals from @hash and the QP lists of its
- *	groups. Taken before RTNL (joining an IPv4 group needs RTNL).
+ *	groups. Taken before RTNL (joining and leaving IP groups need it).
  * @hash: MGID -> struct srnic_mcg; changed under @mutex, read under RCU by
  *	the receive path
  * @ngroups: groups in @hash, at most SRNIC_MAX_MCAST_GRP
