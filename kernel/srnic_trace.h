@@ -17,6 +17,7 @@
 #define SRNIC_TRACE_H
 
 #include <linux/tracepoint.h>
+#include <uapi/rdma/srnic_probe.h>
 
 /* BTH opcodes (IBA 9.2 / <rdma/ib_pack.h>), for TP_printk. */
 #define srnic_show_bth_opcode(op)					\
