@@ -20,6 +20,7 @@
  * by their __u64 header; the record may be shorter, BPF reads fields only.)
  * srnic_pkt_tx and srnic_pkt_rx share their class's record, srnic_pkt.
  */
+#ifdef TRACEPOINTS_ENABLED	/* else no records (e.g. the UML KUnit build) */
 static_assert(sizeof(struct trace_entry) == 8);
 
 /* srnic_pkt_tx, srnic_pkt_rx */
@@ -141,3 +142,4 @@ static_assert(offsetof(struct trace_event_raw_srnic_wqe_done, is_recv) ==
 	      offsetof(struct srnic_probe_wqe_done, is_recv));
 static_assert(offsetof(struct trace_event_raw_srnic_wqe_done, __data) ==
 	      offsetofend(struct srnic_probe_wqe_done, is_recv));
+#endif /* TRACEPOINTS_ENABLED */
