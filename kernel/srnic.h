@@ -169,6 +169,12 @@ static inline void srnic_count(struct srnic_dev *sdev, enum srnic_counter c)
 	atomic64_inc(&sdev->counters.v[c]);
 }
 
+static inline void srnic_count_add(struct srnic_dev *sdev,
+				   enum srnic_counter c, u64 n)
+{
+	atomic64_add(n, &sdev->counters.v[c]);
+}
+
 /* srnic_main.c */
 extern struct mutex srnic_net_mutex;
 extern struct workqueue_struct *srnic_wq;

@@ -8,6 +8,7 @@
  * requester's TX body (srnic_comp_retire()).
  */
 #include "srnic.h"
+#include "srnic_trace.h"
 
 static enum ib_wc_opcode srnic_wc_opcode(u32 wr_opcode)
 {
@@ -118,6 +119,7 @@ static void srnic_comp_ack_psn(struct srnic_qp *qp, u32 psn)
 			break;
 		if (srnic_wr_is_read_atomic(wqe->opcode)) {
 			qp->req.need_retry = true;
+			qp->req.retry_cause = SRNIC_RETX_READ_GAP;
 			break;
 		}
 		wqe->state = SRNIC_WQE_DONE;
@@ -183,6 +185,11 @@ static bool srnic_comp_aeth(struct srnic_qp *qp, u32 psn, u8 syn)
 	unsigned int value = srnic_aeth_syn_value(syn);
 	struct srnic_send_wqe *wqe;
 
+	if (srnic_aeth_syn_type(syn) == SRNIC_AETH_ACK)
+		srnic_count(qp->sdev, SRNIC_CNT_ACK_RCVD);
+	else
+		trace_srnic_nak(qp->sdev->ib_dev.index, srnic_qpn(qp), psn, syn,
+				SRNIC_DIR_RX);
 	switch (srnic_aeth_syn_type(syn)) {
 	case SRNIC_AETH_ACK:
 		srnic_comp_ack_psn(qp, psn);
@@ -200,6 +207,7 @@ static bool srnic_comp_aeth(struct srnic_qp *qp, u32 psn, u8 syn)
 			qp->req.rnr_retry_left--;
 		qp->req.rnr_wait = true;
 		qp->req.need_retry = true;
+		qp->req.retry_cause = SRNIC_RETX_RNR_NAK;
 		mod_timer(&qp->rnr_timer,
 			  jiffies + usecs_to_jiffies(srnic_rnr_usec[value]) + 1);
 		return false;
@@ -208,8 +216,15 @@ static bool srnic_comp_aeth(struct srnic_qp *qp, u32 psn, u8 syn)
 		if (value == SRNIC_NAK_PSN_SEQ_ERR) {
 			srnic_count(qp->sdev, SRNIC_CNT_SEQ_NAK_RCVD);
 			qp->req.need_retry = true;
+			qp->req.retry_cause = SRNIC_RETX_SEQ_NAK;
 			return false;
 		}
+		if (value == SRNIC_NAK_INVALID_REQ)
+			srnic_count(qp->sdev, SRNIC_CNT_INV_REQ_NAK_RCVD);
+		else if (value == SRNIC_NAK_REM_ACCESS_ERR)
+			srnic_count(qp->sdev, SRNIC_CNT_ACCESS_NAK_RCVD);
+		else if (value == SRNIC_NAK_REM_OP_ERR)
+			srnic_count(qp->sdev, SRNIC_CNT_REM_OP_NAK_RCVD);
 		wqe = srnic_comp_find(qp, psn);
 		if (wqe) {
 			wqe->status = srnic_nak_status(value);

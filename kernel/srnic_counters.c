@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * srnic counters through ib_core's hw_counters: "rdma statistic show link
- * srnic0/1" and /sys/class/infiniband/<dev>/ports/1/hw_counters/<name>.
+ * srnic0/1" and /sys/class/infiniband/<dev>/ports/1/hw_counters/<name>;
+ * and per-QP transport state in "rdma resource show qp -dd".
  */
 #include <rdma/ib_verbs.h>
+#include <rdma/restrack.h>
+#include <uapi/rdma/rdma_netlink.h>
 
 #include "srnic.h"
 
@@ -28,6 +31,16 @@ static const struct rdma_stat_desc srnic_counter_descs[] = {
 	[SRNIC_CNT_UD_NO_RECV].name = "rcvd_no_recv_wqe",
 	[SRNIC_CNT_SENDS].name = "rdma_sends",
 	[SRNIC_CNT_RECVS].name = "rdma_recvs",
+	[SRNIC_CNT_TX_BYTES].name = "tx_bytes",
+	[SRNIC_CNT_RX_BYTES].name = "rx_bytes",
+	[SRNIC_CNT_ACK_SENT].name = "sent_acks",
+	[SRNIC_CNT_ACK_RCVD].name = "rcvd_acks",
+	[SRNIC_CNT_INV_REQ_NAK_SENT].name = "send_inv_req_err",
+	[SRNIC_CNT_INV_REQ_NAK_RCVD].name = "req_remote_invalid_request",
+	[SRNIC_CNT_ACCESS_NAK_SENT].name = "resp_remote_access_errors",
+	[SRNIC_CNT_ACCESS_NAK_RCVD].name = "req_remote_access_errors",
+	[SRNIC_CNT_REM_OP_NAK_SENT].name = "send_rem_op_err",
+	[SRNIC_CNT_REM_OP_NAK_RCVD].name = "rcvd_rem_op_err",
 };
 
 static struct rdma_hw_stats *
@@ -50,7 +63,70 @@ static int srnic_get_hw_stats(struct ib_device *ibdev,
 	return SRNIC_CNT_MAX;
 }
 
+/* A snapshot of a QP's transport state, for restrack. */
+struct srnic_qp_snapshot {
+	u32	sq_psn;
+	u32	una_psn;
+	u32	epsn;
+	u32	retry_left;
+	u32	rnr_retry_left;
+	u32	rd_outstanding;
+	u64	retransmits;
+	u64	rate;
+};
+
+static void srnic_qp_snapshot(struct srnic_qp *qp, struct srnic_qp_snapshot *s)
+{
+	spin_lock_bh(&qp->req_lock);
+	s->sq_psn = qp->req.psn;
+	s->una_psn = qp->req.acked_psn;
+	s->retry_left = qp->req.retry_left;
+	s->rnr_retry_left = qp->req.rnr_retry_left;
+	s->rd_outstanding = qp->req.rd_outstanding;
+	s->retransmits = qp->req.retransmits;
+	s->rate = qp->pace.rate;
+	spin_unlock_bh(&qp->req_lock);
+	spin_lock_bh(&qp->resp_lock);
+	s->epsn = qp->resp.epsn;
+	spin_unlock_bh(&qp->resp_lock);
+}
+
+/*
+ * Driver attributes of "rdma resource show qp -dd": requester PSNs (next to
+ * send, oldest unacknowledged), the responder's expected PSN, retries left,
+ * READs/atomics in flight, go-back-N retransmissions and the pacing rate
+ * (bytes/s, 0 = unpaced).
+ */
+static int srnic_fill_res_qp_entry(struct sk_buff *msg, struct ib_qp *ibqp)
+{
+	struct srnic_qp *qp = to_srnic_qp(ibqp);
+	struct srnic_qp_snapshot s;
+	struct nlattr *table;
+
+	srnic_qp_snapshot(qp, &s);
+	table = nla_nest_start(msg, RDMA_NLDEV_ATTR_DRIVER);
+	if (!table)
+		return -EMSGSIZE;
+	if (rdma_nl_put_driver_u32(msg, "sq_psn", s.sq_psn) ||
+	    rdma_nl_put_driver_u32(msg, "una_psn", s.una_psn) ||
+	    rdma_nl_put_driver_u32(msg, "epsn", s.epsn) ||
+	    rdma_nl_put_driver_u32(msg, "retry_cnt_left", s.retry_left) ||
+	    rdma_nl_put_driver_u32(msg, "rnr_retry_left", s.rnr_retry_left) ||
+	    rdma_nl_put_driver_u32(msg, "rd_atomic_outstanding",
+				   s.rd_outstanding) ||
+	    rdma_nl_put_driver_u64(msg, "retransmits", s.retransmits) ||
+	    rdma_nl_put_driver_u64(msg, "rate_bytes_per_sec", s.rate))
+		goto err_cancel;
+	nla_nest_end(msg, table);
+	return 0;
+
+err_cancel:
+	nla_nest_cancel(msg, table);
+	return -EMSGSIZE;
+}
+
 const struct ib_device_ops srnic_counters_ops = {
 	.alloc_hw_port_stats = srnic_alloc_hw_port_stats,
+	.fill_res_qp_entry = srnic_fill_res_qp_entry,
 	.get_hw_stats = srnic_get_hw_stats,
 };

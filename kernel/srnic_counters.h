@@ -31,6 +31,16 @@ enum srnic_counter {
 	SRNIC_CNT_UD_NO_RECV,		/* UD/UC packets dropped: no receive WQE */
 	SRNIC_CNT_SENDS,		/* SEND messages completed */
 	SRNIC_CNT_RECVS,		/* receive WQEs completed */
+	SRNIC_CNT_TX_BYTES,		/* sent_pkts' bytes, BTH to ICRC */
+	SRNIC_CNT_RX_BYTES,		/* rcvd_pkts' bytes, BTH to ICRC */
+	SRNIC_CNT_ACK_SENT,		/* positive ACKs (ACKNOWLEDGE packets) */
+	SRNIC_CNT_ACK_RCVD,
+	SRNIC_CNT_INV_REQ_NAK_SENT,	/* NAK invalid request */
+	SRNIC_CNT_INV_REQ_NAK_RCVD,
+	SRNIC_CNT_ACCESS_NAK_SENT,	/* NAK remote access error */
+	SRNIC_CNT_ACCESS_NAK_RCVD,
+	SRNIC_CNT_REM_OP_NAK_SENT,	/* NAK remote operational error */
+	SRNIC_CNT_REM_OP_NAK_RCVD,
 	SRNIC_CNT_MAX
 };
 

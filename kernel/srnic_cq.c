@@ -12,6 +12,7 @@
 #include <rdma/uverbs_ioctl.h>
 
 #include "srnic.h"
+#include "srnic_trace.h"
 
 /*
  * wc_flags as the user reads them: rdma-core's enum ibv_wc_flags. Two bits
@@ -146,6 +147,9 @@ int srnic_cq_post(struct srnic_cq *cq, const struct ib_wc *wc,
 	srnic_queue_advance_producer(&cq->queue);
 	fire = srnic_cq_fire_locked(cq, wc, solicited);
 	spin_unlock_irqrestore(&cq->lock, flags);
+	trace_srnic_wqe_done(cq->ibcq.device->index,
+			     wc->qp ? wc->qp->qp_num : 0, wc->wr_id, wc->status,
+			     wc->opcode, !!(wc->opcode & IB_WC_RECV));
 
 	if (fire && cq->ibcq.comp_handler)
 		cq->ibcq.comp_handler(&cq->ibcq, cq->ibcq.cq_context);

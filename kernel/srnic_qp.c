@@ -15,6 +15,7 @@
 #include <rdma/uverbs_ioctl.h>
 
 #include "srnic.h"
+#include "srnic_trace.h"
 
 #define SRNIC_QPN_MAX		0xffffff
 #define SRNIC_GSI_QPN		1
@@ -422,8 +423,11 @@ static int srnic_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
 		qp->attr.max_dest_rd_atomic = attr->max_dest_rd_atomic;
 	if (mask & IB_QP_DEST_QPN)
 		qp->attr.dest_qp_num = attr->dest_qp_num;
-	if (mask & IB_QP_STATE)
+	if (mask & IB_QP_STATE) {
+		trace_srnic_qp_state(qp->sdev->ib_dev.index, srnic_qpn(qp),
+				     qp->state, new);
 		qp->state = new;
+	}
 	qp->attr.qp_state = qp->state;
 	spin_unlock_bh(&qp->state_lock);
 
@@ -514,6 +518,9 @@ static int srnic_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	struct srnic_dev *sdev = qp->sdev;
 
 	spin_lock_bh(&qp->state_lock);
+	if (qp->state != IB_QPS_RESET)
+		trace_srnic_qp_state(sdev->ib_dev.index, srnic_qpn(qp),
+				     qp->state, IB_QPS_RESET);
 	qp->state = IB_QPS_RESET;
 	spin_unlock_bh(&qp->state_lock);
 
@@ -564,8 +571,11 @@ void srnic_qp_error(struct srnic_qp *qp)
 
 	spin_lock_bh(&qp->state_lock);
 	was_error = qp->state == IB_QPS_ERR || qp->state == IB_QPS_RESET;
-	if (!was_error)
+	if (!was_error) {
+		trace_srnic_qp_state(qp->sdev->ib_dev.index, srnic_qpn(qp),
+				     qp->state, IB_QPS_ERR);
 		qp->state = IB_QPS_ERR;
+	}
 	qp->attr.qp_state = qp->state;
 	spin_unlock_bh(&qp->state_lock);
 	if (was_error)

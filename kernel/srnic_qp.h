@@ -199,6 +199,8 @@ struct srnic_qp {
 		unsigned long	timeout_jiffies;
 		u32		msn;		/* last MSN seen in an ACK */
 		u32		since_ackreq;	/* packets sent without AckReq */
+		u8		retry_cause;	/* enum srnic_retx_cause of @need_retry */
+		u64		retransmits;	/* WQEs sent again (go-back-N) */
 	} req;
 	struct timer_list	retrans_timer;
 	struct timer_list	rnr_timer;

@@ -22,6 +22,7 @@
 #include <net/addrconf.h>
 
 #include "srnic.h"
+#include "srnic_trace.h"
 
 static bool srnic_recv_qp_type_ok(const struct srnic_qp *qp, u8 transport)
 {
@@ -214,6 +215,9 @@ int srnic_udp_encap_recv(struct sock *sk, struct sk_buff *skb)
 		goto put_dev;
 	}
 	srnic_count(sdev, SRNIC_CNT_RX_PACKETS);
+	srnic_count_add(sdev, SRNIC_CNT_RX_BYTES, skb->len);
+	trace_srnic_pkt_rx(sdev->ib_dev.index, pkt.qpn, 0, pkt.psn, pkt.paylen,
+			   pkt.opcode);
 	srnic_recv_dispatch(sdev, &pkt);
 	ib_device_put(&sdev->ib_dev);
 	consume_skb(skb);

@@ -19,6 +19,7 @@
 #include <asm/unaligned.h>
 
 #include "srnic.h"
+#include "srnic_trace.h"
 
 /* At most this many unacknowledged packets in flight per RC QP. */
 #define SRNIC_MAX_INFLIGHT_PKTS	512
@@ -288,6 +289,8 @@ static void srnic_req_fetch(struct srnic_qp *qp)
 			wqe->status = IB_WC_LOC_QP_OP_ERR;
 			wqe->state = SRNIC_WQE_DONE;
 		}
+		trace_srnic_wqe_post(qp->sdev->ib_dev.index, srnic_qpn(qp),
+				     wqe->wr_id, wqe->length, wqe->opcode);
 		qp->req.fetch = (qp->req.fetch + 1) & mask;
 	}
 }
@@ -705,8 +708,10 @@ static void srnic_req_rewind(struct srnic_qp *qp)
 		    (wqe->state == SRNIC_WQE_DONE &&
 		     wqe->status != IB_WC_SUCCESS))
 			continue;
-		if (wqe->state != SRNIC_WQE_POSTED)
+		if (wqe->state != SRNIC_WQE_POSTED) {
 			srnic_count(qp->sdev, SRNIC_CNT_RETRANSMITS);
+			qp->req.retransmits++;
+		}
 		wqe->state = SRNIC_WQE_POSTED;
 		wqe->sent = 0;
 		wqe->acked_bytes = 0;
@@ -748,6 +753,8 @@ static void srnic_req_rewind(struct srnic_qp *qp)
 			qp->req.psn = qp->req.acked_psn;
 		}
 	}
+	trace_srnic_retransmit(qp->sdev->ib_dev.index, srnic_qpn(qp),
+			       qp->req.psn, qp->req.retry_cause);
 }
 
 /*
@@ -938,6 +945,8 @@ int srnic_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 		err = srnic_swqe_from_wr(qp, wr, wqe);
 		if (err)
 			break;
+		trace_srnic_wqe_post(qp->sdev->ib_dev.index, srnic_qpn(qp),
+				     wqe->wr_id, wqe->length, wqe->opcode);
 		srnic_queue_kadvance_producer(&qp->sq);
 		qp->req.fetch = next;
 	}
@@ -968,6 +977,7 @@ void srnic_req_retrans_timer(struct timer_list *t)
 	}
 	qp->req.retry_left--;
 	qp->req.need_retry = true;
+	qp->req.retry_cause = SRNIC_RETX_TIMEOUT;
 	spin_unlock_bh(&qp->req_lock);
 	srnic_req_kick_now(qp);
 }
@@ -979,6 +989,7 @@ void srnic_req_rnr_timer(struct timer_list *t)
 	spin_lock_bh(&qp->req_lock);
 	qp->req.rnr_wait = false;
 	qp->req.need_retry = true;
+	qp->req.retry_cause = SRNIC_RETX_RNR_NAK;
 	spin_unlock_bh(&qp->req_lock);
 	srnic_req_kick_now(qp);
 }

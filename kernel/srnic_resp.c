@@ -18,6 +18,7 @@
 #include <rdma/ib_mad.h>
 
 #include "srnic.h"
+#include "srnic_trace.h"
 
 /* Coalesce: an ACK at least every this many packets, even without AckReq. */
 #define SRNIC_ACK_EVERY		32
@@ -43,6 +44,12 @@ static void srnic_resp_xmit_ack(struct srnic_qp *qp, u8 opcode, u8 syn,
 	srnic_aeth_set((struct srnic_aeth *)(bth + 1), syn, msn);
 	if (orig)
 		srnic_atmack_set((void *)(bth + 1) + SRNIC_AETH_LEN, *orig);
+	if (opcode == IB_OPCODE_RC_ACKNOWLEDGE &&
+	    srnic_aeth_syn_type(syn) == SRNIC_AETH_ACK)
+		srnic_count(qp->sdev, SRNIC_CNT_ACK_SENT);
+	else if (srnic_aeth_syn_type(syn) != SRNIC_AETH_ACK)
+		trace_srnic_nak(qp->sdev->ib_dev.index, srnic_qpn(qp), psn, syn,
+				SRNIC_DIR_TX);
 	srnic_xmit(qp->sdev, qp, &qp->av, qp->src_port, qp->av.tclass, skb, 0);
 }
 
@@ -64,6 +71,13 @@ static void srnic_resp_ack(struct srnic_qp *qp, u8 syn, u32 psn)
 static void srnic_resp_nak(struct srnic_qp *qp, enum srnic_nak_code code,
 			   u32 psn)
 {
+	/* PSN sequence error NAKs are counted where they are decided. */
+	if (code == SRNIC_NAK_INVALID_REQ)
+		srnic_count(qp->sdev, SRNIC_CNT_INV_REQ_NAK_SENT);
+	else if (code == SRNIC_NAK_REM_ACCESS_ERR)
+		srnic_count(qp->sdev, SRNIC_CNT_ACCESS_NAK_SENT);
+	else if (code == SRNIC_NAK_REM_OP_ERR)
+		srnic_count(qp->sdev, SRNIC_CNT_REM_OP_NAK_SENT);
 	srnic_resp_ack(qp, srnic_aeth_syn_nak(code), psn);
 }
 

@@ -21,6 +21,7 @@
 #include <net/udp.h>
 
 #include "srnic.h"
+#include "srnic_trace.h"
 
 #define SRNIC_XMIT_HEADROOM	(LL_MAX_HEADER + sizeof(struct ipv6hdr) + \
 				 sizeof(struct udphdr))
@@ -196,6 +197,20 @@ static void srnic_push_ip6(struct sk_buff *skb, const struct srnic_av *av,
 	skb->protocol = htons(ETH_P_IPV6);
 }
 
+/* srnic:srnic_pkt_tx for a packet ready to go, its BTH after the UDP header. */
+static void srnic_xmit_trace(struct srnic_dev *sdev, struct srnic_qp *qp,
+			     struct sk_buff *skb, unsigned int roce_len,
+			     unsigned int pad)
+{
+	const struct srnic_bth *bth = (void *)udp_hdr(skb) + sizeof(struct udphdr);
+	u8 opcode = srnic_bth_opcode(bth);
+
+	trace_srnic_pkt_tx(sdev->ib_dev.index, qp ? srnic_qpn(qp) : 0,
+			   srnic_bth_qpn(bth), srnic_bth_psn(bth),
+			   roce_len - srnic_opcode_hdr_len(opcode) - pad -
+			   SRNIC_ICRC_LEN, opcode);
+}
+
 /**
  * srnic_xmit() - send a RoCEv2 packet
  * @sdev: the device
@@ -219,7 +234,7 @@ int srnic_xmit(struct srnic_dev *sdev, struct srnic_qp *qp,
 {
 	struct net *net = dev_net(sdev->ndev);
 	struct dst_entry *dst;
-	unsigned int ip_len;
+	unsigned int ip_len, roce_len;
 	void *trailer;
 	int err;
 
@@ -256,6 +271,11 @@ int srnic_xmit(struct srnic_dev *sdev, struct srnic_qp *qp,
 			   srnic_icrc_skb(skb, ip_len) :
 			   srnic_icrc_buf(skb->data, ip_len), trailer + pad);
 
+	/* BTH to ICRC: what the counters and the tracepoint measure. */
+	roce_len = skb->len - skb_transport_offset(skb) - sizeof(struct udphdr);
+	if (trace_srnic_pkt_tx_enabled())
+		srnic_xmit_trace(sdev, qp, skb, roce_len, pad);
+
 	if (av->family == AF_INET)
 		err = ip_local_out(net, NULL, skb);
 	else
@@ -265,6 +285,8 @@ int srnic_xmit(struct srnic_dev *sdev, struct srnic_qp *qp,
 		srnic_count(sdev, SRNIC_CNT_TX_DROPPED);
 	else
 		srnic_count(sdev, SRNIC_CNT_TX_PACKETS);
+	if (likely(!err))
+		srnic_count_add(sdev, SRNIC_CNT_TX_BYTES, roce_len);
 	return err;
 
 err_route:

@@ -38,6 +38,8 @@ pkgs=(
 	# userspace
 	cmake g++ pkg-config libgtest-dev libgmock-dev libmnl-dev libfmt-dev
 	nlohmann-json3-dev libcli11-dev libbpf-dev bpftool clang llvm
+	# VM tier: bpftrace one-liners over the srnic tracepoints (test_observe)
+	bpftrace
 )
 
 missing=()
