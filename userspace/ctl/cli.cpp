@@ -20,6 +20,9 @@ namespace {
 // Objects in the order `srnicctl --help` lists them.
 constexpr std::array objects = {
     cmd_dev,
+    cmd_show,
+    cmd_stats,
+    cmd_dcqcn,
     cmd_health,
 };
 

@@ -31,5 +31,8 @@ using Action = std::function<Result<void>(Context &)>;
 
 void cmd_dev(CLI::App &root, Action &action);
 void cmd_health(CLI::App &root, Action &action);
+void cmd_show(CLI::App &root, Action &action);
+void cmd_stats(CLI::App &root, Action &action);
+void cmd_dcqcn(CLI::App &root, Action &action);
 
 } // namespace srnic::ctl
