@@ -22,6 +22,7 @@ constexpr std::array objects = {
     cmd_dev,
     cmd_show,
     cmd_stats,
+    cmd_qp,
     cmd_dcqcn,
     cmd_doctor,
     cmd_top,

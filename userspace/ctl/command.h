@@ -37,6 +37,7 @@ void cmd_dev(CLI::App &root, Action &action);
 void cmd_health(CLI::App &root, Action &action);
 void cmd_show(CLI::App &root, Action &action);
 void cmd_stats(CLI::App &root, Action &action);
+void cmd_qp(CLI::App &root, Action &action);
 void cmd_dcqcn(CLI::App &root, Action &action);
 void cmd_doctor(CLI::App &root, Action &action);
 void cmd_top(CLI::App &root, Action &action);

@@ -99,7 +99,9 @@ Result<void> add_link(std::string_view name, std::string_view netdev) {
   }
   Result<void> res = sock->request(
       nl::nldev_type(RDMA_NLDEV_CMD_NEWLINK),
-      [&](nlmsghdr &nlh) { put_newlink(nlh, name, netdev); }, NLM_F_CREATE | NLM_F_EXCL);
+      // No NLM_F_CREATE|NLM_F_EXCL (iproute2 sends none either): rdma netlink reads
+      // NLM_F_EXCL, which is NLM_F_MATCH, as part of NLM_F_DUMP and looks for a dump.
+      [&](nlmsghdr &nlh) { put_newlink(nlh, name, netdev); });
   if (!res)
     return Error{res.error().errnum, explain_add_error(res.error().errnum, name, netdev)};
   return {};

@@ -5,6 +5,7 @@
 #include "command.h"
 #include "probe_view.h"
 #include "probes.h"
+#include "qp.h"
 
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -52,6 +53,30 @@ Result<QpTotals> snapshot(const srnic_top_bpf &skel) {
   if (errno != ENOENT)
     return Error{errno, "cannot read the qp_stats map"};
   return totals;
+}
+
+// For QPs that had no srnic_rate event: the pacing rate the driver reports in
+// `rdma resource show qp -dd` (the first driver attribute whose name starts with "rate").
+void fill_rates_from_driver(std::vector<TopRow> &rows) {
+  std::map<std::uint32_t, std::vector<QpRes>> by_dev;
+  for (TopRow &r : rows) {
+    if (r.rate)
+      continue;
+    auto it = by_dev.find(r.id.dev);
+    if (it == by_dev.end()) {
+      Result<std::vector<QpRes>> qps = dump_qps(r.id.dev);
+      it = by_dev.emplace(r.id.dev, qps ? std::move(qps).value() : std::vector<QpRes>{}).first;
+    }
+    for (const QpRes &qp : it->second) {
+      if (qp.lqpn != r.id.qpn)
+        continue;
+      for (const DriverAttr &d : qp.driver)
+        if (d.name.starts_with("rate") && d.value >= 0) {
+          r.rate = static_cast<std::uint64_t>(d.value);
+          break;
+        }
+    }
+  }
 }
 
 Result<TopSkel> open_top(const TopOptions &opts, std::optional<std::uint32_t> dev) {
@@ -104,6 +129,7 @@ Result<void> top(Context &ctx, const TopOptions &opts) {
         if (Result<std::map<std::uint32_t, std::string>> n = probes::dev_names())
           *names = std::move(n).value();
     std::vector<TopRow> rows = top_rows(prev, *cur, secs, *names);
+    fill_rates_from_driver(rows);
     print_top(ctx.out, rows, static_cast<std::int64_t>(std::time(nullptr)), secs);
     ctx.out.finish(); // -j: one JSON document per interval
     prev = std::move(cur).value();

@@ -41,7 +41,7 @@ void expect_usage_error(const CliRun &r) {
 TEST(Cli, UnknownObjectIsUsageError) {
   CliRun r = run_cli({"bogus"});
   expect_usage_error(r);
-  EXPECT_THAT(r.err, StartsWith("srnicctl: unknown object \"bogus\"; one of: dev, show, stats, dcqcn, doctor, top, lat, health"));
+  EXPECT_THAT(r.err, StartsWith("srnicctl: unknown object \"bogus\"; one of: dev, show, stats, qp, dcqcn, doctor, top, lat, health"));
 }
 
 TEST(Cli, UnknownCommandIsUsageError) {
