@@ -46,7 +46,7 @@ py() {
 	    j = [json.loads(line) for line in text.splitlines() if line.strip()]
 	ok = eval(expr, {"j": j, "any": any, "all": all, "sum": sum, "len": len})
 	if not ok:
-	    print("JSON was:", text[:3000])
+	    print("JSON was (%d documents):" % len(j), text[:3000])
 	sys.exit(0 if ok else 1)
 	PYEOF
 }
@@ -165,7 +165,8 @@ top_during() {
 	t_eq "$name: top exited 0" "$?" 0 || sed 's/^/  | /' "$OUT/top.err"
 }
 # srnicctl qp show in the middle of the run: srnic's -dd driver attributes
-bg_start qpid bash -c "sleep 5; '$CTL' -j qp show >'$OUT/qp.json' 2>&1"
+# (polled until the perftest RC QPs are up)
+bg_start qpid bash -c "for i in \$(seq 60); do '$CTL' -j qp show >'$OUT/qp.json' 2>&1; grep -q '\"type\":\"RC\",\"state\":\"RTS\"' '$OUT/qp.json' && break; sleep 0.5; done"
 top_during "ib_write_bw 6 s under top" -s 65536 -D 6
 wait "$qpid"
 t_check "qp show: RC QPs with srnic's driver attributes (sq_psn, epsn, rate)" py \

@@ -130,8 +130,10 @@ Result<void> top(Context &ctx, const TopOptions &opts) {
           *names = std::move(n).value();
     std::vector<TopRow> rows = top_rows(prev, *cur, secs, *names);
     fill_rates_from_driver(rows);
+    // -j: one JSON document per interval; run() prints the last one.
+    if (i > 0)
+      ctx.out.finish();
     print_top(ctx.out, rows, static_cast<std::int64_t>(std::time(nullptr)), secs);
-    ctx.out.finish(); // -j: one JSON document per interval
     prev = std::move(cur).value();
     last = now;
     if (!more)
