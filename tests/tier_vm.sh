@@ -9,7 +9,7 @@ cd "$top" || exit 1
 logdir=${SRNIC_TEST_LOGS:-$top/build/test-logs}/vm
 mkdir -p "$logdir"
 
-make -s module >/dev/null || { echo "make module failed"; echo "0 passed, 1 failed"; exit 1; }
+make -s module userspace >/dev/null || { echo "make module userspace failed"; echo "0 passed, 1 failed"; exit 1; }
 
 tally harness "$logdir/harness.log" tests/vm/test_harness.sh
 for t in tests/vm/test_*.sh; do

@@ -20,6 +20,13 @@ namespace {
 // Objects in the order `srnicctl --help` lists them.
 constexpr std::array objects = {
     cmd_dev,
+    cmd_show,
+    cmd_stats,
+    cmd_qp,
+    cmd_dcqcn,
+    cmd_doctor,
+    cmd_top,
+    cmd_lat,
     cmd_health,
 };
 
@@ -91,7 +98,7 @@ std::string usage_message(const CLI::App &app, const CLI::ParseError &e) {
 } // namespace
 
 int run(const std::vector<std::string> &args, const Sysfs &sysfs, std::ostream &out,
-        std::ostream &err) {
+        std::ostream &err, const std::filesystem::path &root) {
   CLI::App app{"Inspect and control srnic, the software RoCEv2 RDMA NIC.", "srnicctl"};
   GlobalOptions opts;
   add_global_options(app, opts);
@@ -118,7 +125,7 @@ int run(const std::vector<std::string> &args, const Sysfs &sysfs, std::ostream &
   }
 
   Output output(out, opts.json ? OutputFormat::json : OutputFormat::text, opts.pretty);
-  Context ctx{output, sysfs};
+  Context ctx{output, sysfs, root};
   Result<void> res = action(ctx);
   // Print what was gathered even on failure, so -j output stays a JSON document.
   output.finish();

@@ -11,6 +11,7 @@
 #include "lib/result.h"
 #include "lib/sysfs.h"
 
+#include <filesystem>
 #include <functional>
 
 namespace CLI {
@@ -23,6 +24,9 @@ namespace srnic::ctl {
 struct Context {
   Output &out;
   const Sysfs &sysfs;
+  // The file system root for files outside sysfs (doctor: libibverbs providers); "/"
+  // except in tests.
+  const std::filesystem::path &root;
 };
 
 // The command chosen on the command line. An Error is printed as one stderr line and
@@ -31,5 +35,12 @@ using Action = std::function<Result<void>(Context &)>;
 
 void cmd_dev(CLI::App &root, Action &action);
 void cmd_health(CLI::App &root, Action &action);
+void cmd_show(CLI::App &root, Action &action);
+void cmd_stats(CLI::App &root, Action &action);
+void cmd_qp(CLI::App &root, Action &action);
+void cmd_dcqcn(CLI::App &root, Action &action);
+void cmd_doctor(CLI::App &root, Action &action);
+void cmd_top(CLI::App &root, Action &action);
+void cmd_lat(CLI::App &root, Action &action);
 
 } // namespace srnic::ctl

@@ -37,4 +37,17 @@ Result<std::vector<DevInfo>> dump_devs();
 Result<void> show_devs(Output &out, const Sysfs &sysfs, std::span<const DevInfo> devs,
                        std::optional<std::string_view> name);
 
+// Fills an RDMA_NLDEV_CMD_NEWLINK request (as `rdma link add NAME type srnic netdev IFNAME`).
+void put_newlink(nlmsghdr &nlh, std::string_view name, std::string_view netdev);
+// Fills an RDMA_NLDEV_CMD_DELLINK request for the device with index `index`.
+void put_dellink(nlmsghdr &nlh, std::uint32_t index);
+
+// Creates srnic device name on netdev; errors carry the kernel's errno with what it means.
+Result<void> add_link(std::string_view name, std::string_view netdev);
+// Deletes RDMA device name (ENODEV if there is none; any kind, as `rdma link delete`).
+Result<void> del_link(std::string_view name);
+
+// One sentence on what errno means for `dev add` (what iproute2 leaves to the kernel log).
+std::string explain_add_error(int errnum, std::string_view name, std::string_view netdev);
+
 } // namespace srnic::ctl

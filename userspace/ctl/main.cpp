@@ -13,7 +13,10 @@
 int main(int argc, char **argv) {
   try {
     std::vector<std::string> args(argv + 1, argv + argc);
-    return srnic::ctl::run(args, srnic::Sysfs::from_env(), std::cout, std::cerr);
+    // $SRNIC_ROOT: a fake root for doctor's checks outside sysfs (tests only).
+    const char *root = std::getenv("SRNIC_ROOT");
+    return srnic::ctl::run(args, srnic::Sysfs::from_env(), std::cout, std::cerr,
+                           root != nullptr && *root != '\0' ? root : "/");
   } catch (const std::exception &e) {
     // Fatal errors only; recoverable ones come back from run() as an exit status.
     std::cerr << "srnicctl: " << e.what() << '\n';

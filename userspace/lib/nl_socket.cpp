@@ -134,6 +134,40 @@ Result<void> NlSocket::dump(std::uint16_t type, const MsgCallback &cb, const Req
   return {};
 }
 
+Result<void> NlSocket::request(std::uint16_t type, const RequestWriter &write,
+                               std::uint16_t extra_flags, const MsgCallback &cb) {
+  std::vector<std::byte> buf(request_buf_size);
+  nlmsghdr *nlh = mnl_nlmsg_put_header(buf.data());
+  nlh->nlmsg_type = type;
+  nlh->nlmsg_flags = static_cast<std::uint16_t>(NLM_F_REQUEST | NLM_F_ACK | extra_flags);
+  nlh->nlmsg_seq = ++seq_;
+  if (write)
+    write(*nlh);
+  if (Result<void> sent = send(*nlh); !sent)
+    return sent;
+
+  MsgCallback on_msg = [&cb](const nlmsghdr &msg) -> Result<void> {
+    if (cb)
+      return cb(msg);
+    return {};
+  };
+  buf.resize(dump_buf_size);
+  for (;;) {
+    ssize_t n = mnl_socket_recvfrom(sock_.get(), buf.data(), buf.size());
+    if (n < 0) {
+      if (errno == EINTR)
+        continue;
+      return Error{errno, "netlink receive failed"};
+    }
+    Result<bool> done =
+        run_callbacks(std::span(buf.data(), static_cast<std::size_t>(n)), seq_, portid_, on_msg);
+    if (!done)
+      return std::move(done).error();
+    if (*done)
+      return {};
+  }
+}
+
 Result<bool> run_callbacks(std::span<const std::byte> buf, std::uint32_t seq, std::uint32_t portid,
                            const MsgCallback &cb) {
   // Control types without a handler (NLMSG_NOOP, NLMSG_OVERRUN) are skipped.

@@ -41,6 +41,12 @@ public:
   // and cb's Error is returned.
   Result<void> dump(std::uint16_t type, const MsgCallback &cb, const RequestWriter &write = {});
 
+  // Sends a request of type `type` with NLM_F_ACK (plus extra_flags, e.g. NLM_F_CREATE)
+  // and waits for the kernel's ACK; NLMSG_ERROR becomes an Error with the kernel's errno.
+  // Reply messages before the ACK, if any, go to cb.
+  Result<void> request(std::uint16_t type, const RequestWriter &write,
+                       std::uint16_t extra_flags = 0, const MsgCallback &cb = {});
+
   std::uint32_t portid() const noexcept { return portid_; }
 
 private:

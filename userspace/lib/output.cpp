@@ -40,6 +40,20 @@ void Output::finish() {
   records_ = nlohmann::ordered_json::array();
 }
 
+void Output::field_json(std::string_view key, const nlohmann::ordered_json &value,
+                        std::string_view text) {
+  if (format_ == OutputFormat::json)
+    record_[std::string(key)] = value;
+  else if (!text.empty())
+    fmt::format_to(std::back_inserter(line_), "{} {} ", key, text);
+}
+
+void Output::text_line(std::string_view line) {
+  assert(!in_record_);
+  if (format_ == OutputFormat::text)
+    os_ << line << '\n';
+}
+
 void Output::put_bool(std::string_view key, bool value) {
   if (format_ == OutputFormat::json)
     record_[std::string(key)] = value;

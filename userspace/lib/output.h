@@ -57,7 +57,16 @@ public:
       put_string(key, std::string_view(value));
   }
 
-  // Prints what is pending: the JSON array of all records. Call once, at the end.
+  // A structured value (array, object): JSON gets value as is, text gets `key text `, or
+  // nothing when text is empty.
+  void field_json(std::string_view key, const nlohmann::ordered_json &value, std::string_view text);
+
+  // Text format only: prints line (a newline is added) outside any record, for commands
+  // whose text output is not records (doctor, lat); JSON ignores it.
+  void text_line(std::string_view line);
+
+  // Prints what is pending: the JSON array of all records. Call once at the end, or once
+  // per interval for commands that print one document per interval (top).
   void finish();
 
 private:

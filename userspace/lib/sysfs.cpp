@@ -4,8 +4,10 @@
 #include "fd.h"
 
 #include <fcntl.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdlib>
 #include <system_error>
 
@@ -45,6 +47,19 @@ Result<std::string> Sysfs::read_attr(const std::filesystem::path &rel) const {
   while (!s.empty() && (s.back() == '\n' || s.back() == '\r'))
     s.pop_back();
   return data;
+}
+
+Result<void> Sysfs::write_attr(const std::filesystem::path &rel, std::string_view value) const {
+  std::filesystem::path full = path(rel);
+  Result<Fd> fd = Fd::open(full, O_WRONLY | O_TRUNC);
+  if (!fd)
+    return std::move(fd).error();
+  ssize_t n = ::write(fd->get(), value.data(), value.size());
+  if (n < 0)
+    return Error{errno, "cannot write " + full.string()};
+  if (static_cast<std::size_t>(n) != value.size())
+    return Error{EIO, "short write to " + full.string()};
+  return {};
 }
 
 Result<std::vector<std::string>> Sysfs::list_dir(const std::filesystem::path &rel) const {

@@ -8,6 +8,7 @@
 
 #include <filesystem>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace srnic {
@@ -27,6 +28,10 @@ public:
 
   // An attribute's contents without the trailing newline.
   Result<std::string> read_attr(const std::filesystem::path &rel) const;
+
+  // Writes value to an attribute in one write(2), as `echo value > attr` does; the kernel's
+  // errno (EINVAL for a value it refuses) comes back in the Error.
+  Result<void> write_attr(const std::filesystem::path &rel, std::string_view value) const;
 
   // Names of the entries of a directory, sorted.
   Result<std::vector<std::string>> list_dir(const std::filesystem::path &rel) const;

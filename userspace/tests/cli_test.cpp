@@ -41,13 +41,13 @@ void expect_usage_error(const CliRun &r) {
 TEST(Cli, UnknownObjectIsUsageError) {
   CliRun r = run_cli({"bogus"});
   expect_usage_error(r);
-  EXPECT_THAT(r.err, StartsWith("srnicctl: unknown object \"bogus\"; one of: dev, health"));
+  EXPECT_THAT(r.err, StartsWith("srnicctl: unknown object \"bogus\"; one of: dev, show, stats, qp, dcqcn, doctor, top, lat, health"));
 }
 
 TEST(Cli, UnknownCommandIsUsageError) {
   CliRun r = run_cli({"dev", "frobnicate"});
   expect_usage_error(r);
-  EXPECT_THAT(r.err, StartsWith("srnicctl: unknown command \"frobnicate\" for dev; one of: show"));
+  EXPECT_THAT(r.err, StartsWith("srnicctl: unknown command \"frobnicate\" for dev; one of: show, add, del"));
 }
 
 TEST(Cli, MissingObjectIsUsageError) {

@@ -1,0 +1,276 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "doctor.h"
+
+#include "command.h"
+#include "srnic_dev.h"
+
+#include <algorithm>
+#include <cctype>
+#include <memory>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+namespace srnic::ctl {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+DoctorCheck ok(std::string check, std::string dev, std::string detail) {
+  return {std::move(check), std::move(dev), CheckStatus::ok, std::move(detail), {}};
+}
+
+DoctorCheck problem(CheckStatus status, std::string check, std::string dev, std::string detail,
+                    std::string fix) {
+  return {std::move(check), std::move(dev), status, std::move(detail), std::move(fix)};
+}
+
+DoctorCheck check_module(const Sysfs &sysfs) {
+  if (sysfs.is_dir("module/srnic"))
+    return ok("module_srnic", "", "module srnic is loaded");
+  return problem(CheckStatus::fail, "module_srnic", "", "module srnic is not loaded",
+                 "modprobe srnic (or insmod srnic.ko from a build: make module)");
+}
+
+DoctorCheck check_rxe(const Sysfs &sysfs) {
+  if (!sysfs.exists("module/rdma_rxe"))
+    return ok("rxe_conflict", "", "module rdma_rxe is not loaded");
+  return problem(CheckStatus::fail, "rxe_conflict", "",
+                 "module rdma_rxe is loaded: it and srnic both claim UDP port 4791 and the rxe "
+                 "driver id, so they cannot run together",
+                 "rdma link delete every rxe device, then rmmod rdma_rxe");
+}
+
+// rdma-core's rxe provider (srnic speaks its ABI): the plugin and its driver file.
+DoctorCheck check_provider(const fs::path &root) {
+  std::vector<fs::path> dirs = {root / "usr/lib64/libibverbs", root / "usr/lib/libibverbs"};
+  std::error_code ec;
+  for (fs::directory_iterator it(root / "usr/lib", ec), end; !ec && it != end; it.increment(ec))
+    dirs.push_back(it->path() / "libibverbs");
+  std::string plugin;
+  for (const fs::path &d : dirs) {
+    std::error_code ec2;
+    for (fs::directory_iterator it(d, ec2), end; !ec2 && it != end; it.increment(ec2)) {
+      std::string n = it->path().filename().string();
+      if (n.starts_with("librxe-rdmav") && n.ends_with(".so"))
+        plugin = it->path().string();
+    }
+  }
+  bool driver = fs::exists(root / "etc/libibverbs.d/rxe.driver", ec);
+  std::string fix = "apt install ibverbs-providers (rdma-core's rxe provider drives srnic)";
+  if (plugin.empty())
+    return problem(CheckStatus::fail, "rxe_provider", "",
+                   "no libibverbs rxe provider (librxe-rdmav*.so): verbs applications will not "
+                   "see srnic devices",
+                   fix);
+  if (!driver)
+    return problem(CheckStatus::fail, "rxe_provider", "",
+                   fmt::format("{} exists but /etc/libibverbs.d/rxe.driver does not, so "
+                               "libibverbs never loads it",
+                               plugin),
+                   fix);
+  return ok("rxe_provider", "", fmt::format("rxe provider {}", plugin));
+}
+
+// The RoCE v2 GID the self-test uses: an IPv4 one if there is one.
+const GidEntry *pick_v2_gid(const PortView &port) {
+  const GidEntry *best = nullptr;
+  for (const GidEntry &g : port.gids) {
+    if (g.type != "RoCE v2")
+      continue;
+    if (g.gid.starts_with("::ffff:"))
+      return &g;
+    if (!best)
+      best = &g;
+  }
+  return best;
+}
+
+// Appends the checks of one srnic device.
+void check_device(const Sysfs &sysfs, const std::string &dev, const DoctorOptions &opts,
+                  std::vector<DoctorCheck> &out) {
+  std::size_t first = out.size();
+  Result<DeviceView> view = read_device_view(sysfs, dev);
+  if (!view) {
+    out.push_back(problem(CheckStatus::fail, "netdev", dev, to_string(view.error()),
+                          "srnicctl dev del " + dev));
+    return;
+  }
+  const DeviceView &v = *view;
+  std::string nd = v.netdev.value_or("");
+  std::string readd = fmt::format("srnicctl dev del {0} && srnicctl dev add {0} netdev IFNAME", dev);
+  if (nd.empty() || !v.netdev_exists) {
+    out.push_back(problem(CheckStatus::fail, "netdev", dev,
+                          nd.empty() ? "no bound netdev" : fmt::format("netdev {} is gone", nd),
+                          readd));
+  } else {
+    out.push_back(ok("netdev", dev, fmt::format("bound to netdev {}", nd)));
+    std::string oper = v.operstate.value_or("unknown");
+    if (v.admin_up && !*v.admin_up)
+      out.push_back(problem(CheckStatus::fail, "netdev_up", dev,
+                            fmt::format("{} is administratively down", nd),
+                            fmt::format("ip link set {} up", nd)));
+    else if (oper != "up" && oper != "unknown")
+      out.push_back(problem(CheckStatus::fail, "netdev_up", dev,
+                            fmt::format("{} is up but has no carrier (operstate {})", nd, oper),
+                            fmt::format("connect {} (for a veth: ip link set PEER up)", nd)));
+    else
+      out.push_back(ok("netdev_up", dev, fmt::format("{} is up", nd)));
+
+    if (v.mtu) {
+      unsigned int ib = ib_mtu_for(*v.mtu);
+      std::string detail = fmt::format("{} MTU {} gives IB MTU {}", nd, *v.mtu, ib);
+      if (ib == 0)
+        out.push_back(problem(
+            CheckStatus::fail, "mtu", dev,
+            fmt::format("{} MTU {} is too small for RoCE (needs {} for IB MTU 256)", nd, *v.mtu,
+                        256 + roce_hdr_overhead),
+            fmt::format("ip link set {} mtu 1500", nd)));
+      else if (ib < 1024)
+        out.push_back(problem(CheckStatus::warn, "mtu", dev,
+                              detail + ": small packets cost throughput",
+                              fmt::format("ip link set {} mtu 1500 (IB MTU 1024; {} for 4096)",
+                                          nd, 4096 + roce_hdr_overhead)));
+      else
+        out.push_back(ok("mtu", dev, detail));
+    }
+  }
+
+  const PortView *port = v.ports.empty() ? nullptr : &v.ports.front();
+  if (!port)
+    out.push_back(problem(CheckStatus::fail, "port_active", dev, "no port in sysfs",
+                          "srnicctl dev del " + dev));
+  else if (port->state != "ACTIVE")
+    out.push_back(problem(CheckStatus::fail, "port_active", dev,
+                          fmt::format("port {} is {} ({})", port->port, port->state,
+                                      port->phys_state),
+                          nd.empty() ? readd : fmt::format("ip link set {} up (the port follows "
+                                                           "the netdev's carrier)",
+                                                           nd)));
+  else
+    out.push_back(ok("port_active", dev, fmt::format("port {} is ACTIVE", port->port)));
+
+  const GidEntry *gid = port ? pick_v2_gid(*port) : nullptr;
+  if (!gid)
+    out.push_back(problem(CheckStatus::fail, "roce_v2_gid", dev, "no RoCE v2 GID",
+                          fmt::format("ip addr add ADDRESS/PREFIX dev {} (GIDs come from the "
+                                      "netdev's IP addresses; IPv6 link-local needs it up)",
+                                      nd.empty() ? "IFNAME" : nd)));
+  else
+    out.push_back(ok("roce_v2_gid", dev,
+                     fmt::format("RoCE v2 GID {} at index {}", gid->gid, gid->index)));
+
+  bool healthy = std::none_of(out.begin() + static_cast<long>(first), out.end(),
+                              [](const DoctorCheck &c) { return c.status == CheckStatus::fail; });
+  if (!opts.selftest) {
+    out.push_back({"selftest", dev, CheckStatus::skip, "not run (--no-selftest)", {}});
+  } else if (!healthy || !gid) {
+    out.push_back({"selftest", dev, CheckStatus::skip,
+                   "not run: fix the problems above first", {}});
+  } else {
+    Result<verbs::SelftestResult> r = opts.run_selftest(dev, gid->index);
+    if (r)
+      out.push_back(ok("selftest", dev,
+                       fmt::format("loopback RC QP pair via GID {}: RDMA WRITE {} B and SEND {} B "
+                                   "verified byte for byte (path MTU {})",
+                                   gid->index, r->write_bytes, r->send_bytes, r->path_mtu)));
+    else
+      out.push_back(problem(CheckStatus::fail, "selftest", dev,
+                            "loopback self-test failed: " + to_string(r.error()),
+                            "look at dmesg for srnic messages; rerun with the srnic counters "
+                            "(srnicctl stats) to see where packets stop"));
+  }
+}
+
+Result<void> doctor(Context &ctx, const DoctorOptions &opts) {
+  std::vector<DoctorCheck> checks = run_doctor(ctx.sysfs, ctx.root, opts);
+  for (const DoctorCheck &c : checks) {
+    if (ctx.out.format() == OutputFormat::text) {
+      ctx.out.text_line(format_check(c));
+      continue;
+    }
+    ctx.out.begin_record();
+    ctx.out.field("check", c.check);
+    if (!c.dev.empty())
+      ctx.out.field("dev", c.dev);
+    ctx.out.field("status", status_name(c.status));
+    ctx.out.field("detail", c.detail);
+    if (!c.fix.empty())
+      ctx.out.field("fix", c.fix);
+    ctx.out.end_record();
+  }
+  std::size_t problems = count_problems(checks);
+  if (problems > 0)
+    return Error{0, fmt::format("{} problem{} found; each has its fix above", problems,
+                                problems == 1 ? "" : "s")};
+  return {};
+}
+
+} // namespace
+
+std::string_view status_name(CheckStatus s) {
+  switch (s) {
+  case CheckStatus::ok:
+    return "ok";
+  case CheckStatus::warn:
+    return "warn";
+  case CheckStatus::fail:
+    return "fail";
+  case CheckStatus::skip:
+    return "skip";
+  }
+  return "?";
+}
+
+std::vector<DoctorCheck> run_doctor(const Sysfs &sysfs, const fs::path &root,
+                                    const DoctorOptions &opts) {
+  std::vector<DoctorCheck> checks;
+  checks.push_back(check_module(sysfs));
+  checks.push_back(check_rxe(sysfs));
+  checks.push_back(check_provider(root));
+  Result<std::vector<std::string>> devs = srnic_devices(sysfs);
+  if (!devs) {
+    checks.push_back(problem(CheckStatus::fail, "srnic_devices", "", to_string(devs.error()), ""));
+    return checks;
+  }
+  if (devs->empty()) {
+    checks.push_back(problem(CheckStatus::fail, "srnic_devices", "", "no srnic device",
+                             "srnicctl dev add srnic0 netdev IFNAME (an Ethernet netdev)"));
+    return checks;
+  }
+  checks.push_back(ok("srnic_devices", "", fmt::format("{}", fmt::join(*devs, ", "))));
+  for (const std::string &d : *devs)
+    check_device(sysfs, d, opts, checks);
+  return checks;
+}
+
+std::size_t count_problems(const std::vector<DoctorCheck> &checks) {
+  return static_cast<std::size_t>(std::count_if(
+      checks.begin(), checks.end(), [](const DoctorCheck &c) { return c.status == CheckStatus::fail; }));
+}
+
+std::string format_check(const DoctorCheck &c) {
+  std::string status(status_name(c.status));
+  std::transform(status.begin(), status.end(), status.begin(),
+                 [](unsigned char ch) { return static_cast<char>(std::toupper(ch)); });
+  std::string line = fmt::format("{:<4}  {:<13} {}{}", status, c.check,
+                                 c.dev.empty() ? "" : c.dev + ": ", c.detail);
+  if (!c.fix.empty())
+    line += fmt::format("\n      fix: {}", c.fix);
+  return line;
+}
+
+void cmd_doctor(CLI::App &root, Action &action) {
+  CLI::App *cmd = root.add_subcommand(
+      "doctor", "Diagnose this host for srnic, each problem with its fix; loopback self-test");
+  auto no_selftest = std::make_shared<bool>(false);
+  cmd->add_flag("--no-selftest", *no_selftest, "Skip the loopback self-test");
+  cmd->callback([&action, no_selftest] {
+    DoctorOptions opts;
+    opts.selftest = !*no_selftest;
+    action = [opts](Context &ctx) { return doctor(ctx, opts); };
+  });
+}
+
+} // namespace srnic::ctl

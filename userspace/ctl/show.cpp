@@ -1,0 +1,93 @@
+// SPDX-License-Identifier: GPL-2.0
+//
+// srnicctl show [DEV]: one record per srnic device and port, from sysfs: port state, the
+// netdev and its state and MTU, the active IB MTU that follows from it, the GIDs and
+// whether DCQCN is enabled.
+#include "show.h"
+
+#include "command.h"
+#include "srnic_dev.h"
+
+#include <memory>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+namespace srnic::ctl {
+
+void print_device_view(Output &out, const DeviceView &v) {
+  std::vector<PortView> ports = v.ports;
+  if (ports.empty())
+    ports.push_back(PortView{}); // still one record, so the device shows
+  for (const PortView &p : ports) {
+    out.begin_record();
+    out.field("dev", v.name);
+    if (p.port != 0) {
+      out.field("port", p.port);
+      out.field("state", p.state);
+      out.field("phys_state", p.phys_state);
+    }
+    if (v.node_guid)
+      out.field("node_guid", *v.node_guid);
+    out.field("netdev", v.netdev.value_or(""));
+    out.field("netdev_state",
+              v.netdev_exists ? v.operstate.value_or("unknown") : std::string("absent"));
+    if (v.mtu) {
+      out.field("mtu", *v.mtu);
+      out.field("active_mtu", ib_mtu_for(*v.mtu));
+    }
+    nlohmann::ordered_json gids = nlohmann::ordered_json::array();
+    std::vector<std::string> texts;
+    for (const GidEntry &g : p.gids) {
+      gids.push_back({{"index", g.index}, {"gid", g.gid}, {"type", g.type}});
+      texts.push_back(fmt::format("{}:{}{}", g.index, g.gid,
+                                  g.type == "RoCE v2" ? "/v2" : g.type.empty() ? "" : "/v1"));
+    }
+    out.field_json("gids", gids, texts.empty() ? "none" : fmt::format("{}", fmt::join(texts, ",")));
+    nlohmann::ordered_json dcqcn = nullptr;
+    std::string dcqcn_text = "absent";
+    if (v.dcqcn_np || v.dcqcn_rp) {
+      dcqcn = nlohmann::ordered_json::object();
+      if (v.dcqcn_np)
+        dcqcn["np"] = *v.dcqcn_np;
+      if (v.dcqcn_rp)
+        dcqcn["rp"] = *v.dcqcn_rp;
+      dcqcn_text = fmt::format("np:{},rp:{}", v.dcqcn_np ? (*v.dcqcn_np ? "on" : "off") : "-",
+                               v.dcqcn_rp ? (*v.dcqcn_rp ? "on" : "off") : "-");
+    }
+    out.field_json("dcqcn", dcqcn, dcqcn_text);
+    out.end_record();
+  }
+}
+
+namespace {
+
+Result<void> show(Context &ctx, const std::optional<std::string> &name) {
+  Result<std::vector<std::string>> devs = select_devices(ctx.sysfs, name);
+  if (!devs)
+    return std::move(devs).error();
+  for (const std::string &d : *devs) {
+    Result<DeviceView> v = read_device_view(ctx.sysfs, d);
+    if (!v)
+      return std::move(v).error();
+    print_device_view(ctx.out, *v);
+  }
+  return {};
+}
+
+} // namespace
+
+void cmd_show(CLI::App &root, Action &action) {
+  CLI::App *cmd = root.add_subcommand(
+      "show", "srnic devices: ports, state, netdev, MTU, GIDs, DCQCN (all, or DEV only)");
+  auto name = std::make_shared<std::string>();
+  CLI::Option *opt = cmd->add_option("DEV", *name, "srnic device name");
+  cmd->callback([&action, name, opt] {
+    std::optional<std::string> filter;
+    if (opt->count() > 0)
+      filter = *name;
+    action = [filter](Context &ctx) { return show(ctx, filter); };
+  });
+}
+
+} // namespace srnic::ctl

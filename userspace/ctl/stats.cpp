@@ -1,0 +1,56 @@
+// SPDX-License-Identifier: GPL-2.0
+//
+// srnicctl stats [DEV]: every port counter of srnic devices (ports/N/hw_counters, what
+// `rdma statistic show` prints), one record per device and port. The set of counters is
+// whatever the module exports.
+#include "command.h"
+#include "srnic_dev.h"
+
+#include <memory>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+namespace srnic::ctl {
+
+namespace {
+
+Result<void> stats(Context &ctx, const std::optional<std::string> &name) {
+  Result<std::vector<std::string>> devs = select_devices(ctx.sysfs, name);
+  if (!devs)
+    return std::move(devs).error();
+  for (const std::string &d : *devs) {
+    Result<DeviceView> v = read_device_view(ctx.sysfs, d);
+    if (!v)
+      return std::move(v).error();
+    for (const PortView &p : v->ports) {
+      auto counters = read_hw_counters(ctx.sysfs, d, p.port);
+      if (!counters)
+        return Error{counters.error().errnum,
+                     fmt::format("{} port {}: no counters ({})", d, p.port, counters.error().msg)};
+      ctx.out.begin_record();
+      ctx.out.field("dev", d);
+      ctx.out.field("port", p.port);
+      for (const auto &[counter, value] : *counters)
+        ctx.out.field(counter, value);
+      ctx.out.end_record();
+    }
+  }
+  return {};
+}
+
+} // namespace
+
+void cmd_stats(CLI::App &root, Action &action) {
+  CLI::App *cmd = root.add_subcommand("stats", "Port counters of srnic devices (all, or DEV)");
+  auto name = std::make_shared<std::string>();
+  CLI::Option *opt = cmd->add_option("DEV", *name, "srnic device name");
+  cmd->callback([&action, name, opt] {
+    std::optional<std::string> filter;
+    if (opt->count() > 0)
+      filter = *name;
+    action = [filter](Context &ctx) { return stats(ctx, filter); };
+  });
+}
+
+} // namespace srnic::ctl

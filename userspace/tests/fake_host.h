@@ -1,0 +1,71 @@
+// SPDX-License-Identifier: GPL-2.0
+//
+// FakeHost: a fake root with sys/ laid out as on a host running srnic: srnic0 bound to
+// vethA (up, MTU 1500) with port 1 ACTIVE, a link-local RoCE v1/v2 GID pair and an IPv4
+// RoCE v2 GID, hw_counters, DCQCN knobs; and mlx5_0, an RDMA device that is not srnic's.
+// Tests then plant misconfigurations in it.
+#pragma once
+
+#include "lib/sysfs.h"
+#include "temp_dir.h"
+
+#include <string>
+
+namespace srnic::test {
+
+class FakeHost {
+public:
+  FakeHost() {
+    dir_.mkdir("sys/module/srnic");
+    const std::string ib = "sys/class/infiniband/srnic0/";
+    dir_.write(ib + "srnic/netdev", "vethA\n");
+    dir_.write(ib + "srnic/version", "0.1.0\n");
+    dir_.write(ib + "node_guid", "5054:00ff:fe12:3456\n");
+    const std::string p = ib + "ports/1/";
+    dir_.write(p + "state", "4: ACTIVE\n");
+    dir_.write(p + "phys_state", "5: LinkUp\n");
+    gid(0, "fe80:0000:0000:0000:5054:00ff:fe12:3456", "IB/RoCE v1");
+    gid(1, "fe80:0000:0000:0000:5054:00ff:fe12:3456", "RoCE v2");
+    gid(2, "0000:0000:0000:0000:0000:ffff:0a63:0001", "RoCE v2");
+    gid(3, "0000:0000:0000:0000:0000:0000:0000:0000", "");
+    dir_.write(p + "hw_counters/sent_pkts", "10\n");
+    dir_.write(p + "hw_counters/rcvd_pkts", "12\n");
+    dir_.write(p + "hw_counters/retransmits", "0\n");
+    dir_.write(p + "hw_counters/lifespan", "10\n");
+    dir_.write(ib + "roce_np/enable", "1\n");
+    dir_.write(ib + "roce_np/min_time_between_cnps", "4\n");
+    dir_.write(ib + "roce_rp/enable", "1\n");
+    dir_.write(ib + "roce_rp/rpg_min_rate", "1\n");
+    dir_.write(ib + "roce_rp/rpg_ai_rate", "5\n");
+    dir_.mkdir("sys/class/infiniband/mlx5_0/ports/1");
+    netdev("vethA", true, "up", 1500);
+    dir_.write("usr/lib/x86_64-linux-gnu/libibverbs/librxe-rdmav34.so", "");
+    dir_.write("etc/libibverbs.d/rxe.driver", "driver rxe\n");
+  }
+
+  // gids/N and gid_attrs/types/N of srnic0 port 1; an empty type leaves the file out, as
+  // reading an unused entry's type fails on a real host.
+  void gid(int index, const std::string &gid, const std::string &type) {
+    const std::string p = "sys/class/infiniband/srnic0/ports/1/";
+    dir_.write(p + "gids/" + std::to_string(index), gid + "\n");
+    if (!type.empty())
+      dir_.write(p + "gid_attrs/types/" + std::to_string(index), type + "\n");
+  }
+
+  void netdev(const std::string &name, bool up, const std::string &operstate, unsigned mtu) {
+    const std::string n = "sys/class/net/" + name + "/";
+    dir_.write(n + "flags", up ? "0x1003\n" : "0x1002\n");
+    dir_.write(n + "operstate", operstate + "\n");
+    dir_.write(n + "mtu", std::to_string(mtu) + "\n");
+  }
+
+  const TempDir &dir() const { return dir_; }
+  const std::filesystem::path &root() const { return dir_.path(); }
+  const Sysfs &sysfs() const { return sysfs_; }
+
+private:
+  TempDir dir_;
+  Sysfs sysfs_{dir_.path() / "sys"};
+};
+
+} // namespace srnic::test
