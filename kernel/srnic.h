@@ -26,6 +26,7 @@
 #include <rdma/ib_verbs.h>
 
 #include "srnic_counters.h"
+#include "srnic_dcqcn.h"
 
 #include <uapi/rdma/srnic.h>
 
@@ -105,6 +106,8 @@
  *	@mr_keys' lock
  * @mr_count: MRs of the device, at most SRNIC_MAX_MR; atomic
  * @mw_count: MWs of the device, at most SRNIC_MAX_MW; atomic
+ * @dcqcn: DCQCN knobs (srnic_dcqcn.h; written by sysfs, read locklessly)
+ * @dcqcn_sysfs: the roce_np/ and roce_rp/ files of those knobs
  */
 struct srnic_dev {
 	struct ib_device	ib_dev;
@@ -123,6 +126,8 @@ struct srnic_dev {
 	u32			mr_key_next;
 	atomic_t		mr_count;
 	atomic_t		mw_count;
+	struct srnic_dcqcn_params dcqcn;
+	struct srnic_dcqcn_sysfs dcqcn_sysfs;
 };
 
 static inline struct srnic_dev *to_srnic_dev(struct ib_device *ibdev)
@@ -173,6 +178,10 @@ int srnic_net_init(void);
 void srnic_net_exit(void);
 int srnic_net_get(struct srnic_dev *sdev, struct net *net);
 void srnic_net_put(struct srnic_dev *sdev);
+
+/* srnic_cnp.c: DCQCN glue (per-QP parts in srnic_qp.h) */
+void srnic_dcqcn_dev_init(struct srnic_dev *sdev);
+int srnic_dcqcn_sysfs_add(struct srnic_dev *sdev);
 
 /* srnic_pd.c */
 int srnic_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata);

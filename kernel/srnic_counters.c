@@ -28,6 +28,10 @@ static const struct rdma_stat_desc srnic_counter_descs[] = {
 	[SRNIC_CNT_UD_NO_RECV].name = "rcvd_no_recv_wqe",
 	[SRNIC_CNT_SENDS].name = "rdma_sends",
 	[SRNIC_CNT_RECVS].name = "rdma_recvs",
+	[SRNIC_CNT_NP_CNP_SENT].name = "np_cnp_sent",
+	[SRNIC_CNT_NP_ECN_MARKED].name = "np_ecn_marked_roce_packets",
+	[SRNIC_CNT_RP_CNP_HANDLED].name = "rp_cnp_handled",
+	[SRNIC_CNT_RP_CNP_IGNORED].name = "rp_cnp_ignored",
 };
 
 static struct rdma_hw_stats *

@@ -31,6 +31,10 @@ enum srnic_counter {
 	SRNIC_CNT_UD_NO_RECV,		/* UD/UC packets dropped: no receive WQE */
 	SRNIC_CNT_SENDS,		/* SEND messages completed */
 	SRNIC_CNT_RECVS,		/* receive WQEs completed */
+	SRNIC_CNT_NP_CNP_SENT,		/* DCQCN NP: CNPs sent */
+	SRNIC_CNT_NP_ECN_MARKED,	/* DCQCN NP: CE-marked packets received */
+	SRNIC_CNT_RP_CNP_HANDLED,	/* DCQCN RP: CNPs acted on */
+	SRNIC_CNT_RP_CNP_IGNORED,	/* DCQCN RP: RP off, no such RC/UC QP */
 	SRNIC_CNT_MAX
 };
 
