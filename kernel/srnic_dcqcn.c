@@ -14,7 +14,8 @@
  *		RC = max(RC (1 - alpha / 2^(rpg_gd - 10)),
  *			 RC rpg_min_dec_fac / 100, rpg_min_rate),
  *		and T, BC and the byte count restart.
- *   each rpg_time_reset µs: T++, then an increase;
+ *   each rpg_time_reset µs: T++, then an increase (at most one per
+ *		evaluation: periods in which the QP sent nothing do not count);
  *   each rpg_byte_reset bytes sent: BC++, then an increase.
  *   increase, F = rpg_threshold:
  *		max(T, BC) <= F		fast recovery: RC = (RT + RC) / 2
@@ -44,7 +45,25 @@
 
 /*
  * Every knob: file name, range and default. Defaults are mlx5's (ANCHORS
- * §5.4); ranges are what the arithmetic below accepts.
+ * §5.4) except three time constants, which mlx5 sizes for the µs round
+ * trips of a hardware fabric; srnic's round trips in VMs are 100-1000
+ * times longer, and clamp_tgt_rate (README.md "DCQCN"):
+ *   clamp_tgt_rate		0 -> 1: RT = RC on every cut, as in the paper;
+ *				with 0, CNPs that come faster than the increase
+ *				timer keep RT at the rate before them (the line
+ *				rate after the first CNP), and fast recovery
+ *				jumps back halfway to it
+ *   rpg_ai_rate		5 -> 1 Mb/s, and
+ *   rpg_hai_rate		50 -> 5 Mb/s: mlx5's steps are 0.01 % and 0.1 %
+ *				of a 50 Gb/s port, srnic's bottlenecks in VMs
+ *				are tens of Mb/s
+ *   rpg_threshold		1 -> 5 (F of the paper): with 1, hyper increase
+ *				starts 2 timer periods after a cut
+ *   dce_tcp_rtt			1 µs -> 1000 µs (alpha timer)
+ *   rate_reduce_monitor_period	4 µs -> 2000 µs (at most one cut per
+ *				feedback delay: queue + RTT)
+ *   rpg_time_reset		300 µs -> 1500 µs (rate increase timer)
+ * Ranges are what the arithmetic below accepts.
  */
 /* sized by the initializers: the extern in srnic_dcqcn.h checks the count */
 const struct srnic_dcqcn_knob srnic_dcqcn_knobs[] = {
@@ -53,25 +72,25 @@ const struct srnic_dcqcn_knob srnic_dcqcn_knobs[] = {
 	NP(cnp_dscp, SRNIC_NP_CNP_DSCP, 0, 63, 48),
 	NP(cnp_802p_prio, SRNIC_NP_CNP_802P_PRIO, 0, 7, 6),
 	RP(rp_enable, SRNIC_RP_ENABLE, 0, 1, 1),
-	RP(clamp_tgt_rate, SRNIC_RP_CLAMP_TGT_RATE, 0, 1, 0),
+	RP(clamp_tgt_rate, SRNIC_RP_CLAMP_TGT_RATE, 0, 1, 1),
 	RP(clamp_tgt_rate_after_time_inc,
 	   SRNIC_RP_CLAMP_TGT_RATE_AFTER_TIME_INC, 0, 1, 1),
 	RP(dce_tcp_g, SRNIC_RP_DCE_TCP_G, 0, 1023, 1019),
-	RP(dce_tcp_rtt, SRNIC_RP_DCE_TCP_RTT, 1, 1000000, 1),
+	RP(dce_tcp_rtt, SRNIC_RP_DCE_TCP_RTT, 1, 1000000, 1000),
 	RP(initial_alpha_value, SRNIC_RP_INITIAL_ALPHA_VALUE, 0, 1023, 1023),
 	RP(rate_reduce_monitor_period, SRNIC_RP_RATE_REDUCE_MONITOR_PERIOD,
-	   0, 1000000, 4),
+	   0, 1000000, 2000),
 	RP(rate_to_set_on_first_cnp, SRNIC_RP_RATE_TO_SET_ON_FIRST_CNP,
 	   0, 400000, 0),
-	RP(rpg_ai_rate, SRNIC_RP_RPG_AI_RATE, 1, 400000, 5),
+	RP(rpg_ai_rate, SRNIC_RP_RPG_AI_RATE, 1, 400000, 1),
 	RP(rpg_byte_reset, SRNIC_RP_RPG_BYTE_RESET, 0, 1U << 30, 32767),
 	RP(rpg_gd, SRNIC_RP_RPG_GD, 0, 15, 11),
-	RP(rpg_hai_rate, SRNIC_RP_RPG_HAI_RATE, 1, 400000, 50),
+	RP(rpg_hai_rate, SRNIC_RP_RPG_HAI_RATE, 1, 400000, 5),
 	RP(rpg_max_rate, SRNIC_RP_RPG_MAX_RATE, 0, 400000, 0),
 	RP(rpg_min_dec_fac, SRNIC_RP_RPG_MIN_DEC_FAC, 1, 100, 50),
 	RP(rpg_min_rate, SRNIC_RP_RPG_MIN_RATE, 1, 400000, 1),
-	RP(rpg_threshold, SRNIC_RP_RPG_THRESHOLD, 1, 31, 1),
-	RP(rpg_time_reset, SRNIC_RP_RPG_TIME_RESET, 1, 10000000, 300),
+	RP(rpg_threshold, SRNIC_RP_RPG_THRESHOLD, 1, 31, 5),
+	RP(rpg_time_reset, SRNIC_RP_RPG_TIME_RESET, 1, 10000000, 1500),
 	RP(ecn_mark, SRNIC_RP_ECN_MARK, 0, 1, 1),
 };
 
@@ -296,8 +315,9 @@ static int srnic_dcqcn_increase(struct srnic_dcqcn_rp *rp,
  * @bytes: bytes just sent (0: only the time)
  * @now_ns: the time
  *
- * Runs every rate-increase timer expiry since the last call, then the byte
- * counter. Turning roce_rp/enable off, or an idle time of more than
+ * Runs the rate-increase timer (one expiry per call, however many periods
+ * passed: a QP that sends nothing does not speed up), then the byte counter.
+ * Turning roce_rp/enable off, or an idle time of more than
  * SRNIC_DCQCN_MAX_CATCHUP increase periods, ends the limit at once.
  *
  * Return: the reason of the last rate change (enum srnic_rate_reason), or
@@ -325,11 +345,15 @@ int srnic_dcqcn_rp_advance(struct srnic_dcqcn_rp *rp,
 			rp->active = false;
 			return SRNIC_RATE_RESET;
 		}
+		/*
+		 * One increase per evaluation: periods that passed while the
+		 * QP sent nothing (waiting for ACKs or a retransmission) are
+		 * not replayed, or a stalled flow would come back at a rate
+		 * that hyper increase drove far past the bottleneck.
+		 */
 		rp->timer_ns += n * period;
-		while (n-- && rp->active) {
-			rp->t++;
-			why = srnic_dcqcn_increase(rp, p);
-		}
+		rp->t++;
+		why = srnic_dcqcn_increase(rp, p);
 	}
 	if (!bytes || !byte_reset || !rp->active)
 		return why;

@@ -563,8 +563,12 @@ static int srnic_req_build(struct srnic_qp *qp, struct srnic_send_wqe *wqe,
 	if (!skb)
 		return err == -ENOMEM ? -ENOMEM : -EACCES;
 
-	/* AckReq on each message's last packet, and now and then within. */
-	ackreq = rc && ((pos & SRNIC_POS_LAST) ||
+	/*
+	 * AckReq on each message's last packet, and now and then within;
+	 * on every packet while DCQCN slows the QP down, or 64 packets could
+	 * take longer than the ACK timeout.
+	 */
+	ackreq = rc && ((pos & SRNIC_POS_LAST) || qp->dcqcn.active ||
 			++qp->req.since_ackreq >= SRNIC_ACKREQ_EVERY);
 	if (ackreq)
 		qp->req.since_ackreq = 0;

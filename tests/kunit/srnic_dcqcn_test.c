@@ -31,6 +31,7 @@ static void paper_params(struct srnic_dcqcn_params *p)
 	p->rpg_min_rate = 10;
 	p->rate_reduce_monitor_period = 4;
 	p->rpg_min_dec_fac = 1;		/* no limit on a single cut */
+	p->clamp_tgt_rate = 0;		/* mlx5's; dcqcn_clamp_target tests 1 */
 }
 
 /* RC (1 - alpha/2), alpha in 2^20 units: the paper's cut (rpg_gd 11). */
@@ -61,7 +62,7 @@ static void expect_near(struct kunit *test, u64 got, u64 want, u64 tol)
 	KUNIT_EXPECT_GE_MSG(test, got + tol, want, "want %llu", want);
 }
 
-static void dcqcn_defaults_are_mlx5(struct kunit *test)
+static void dcqcn_defaults(struct kunit *test)
 {
 	struct srnic_dcqcn_params p;
 
@@ -72,22 +73,22 @@ static void dcqcn_defaults_are_mlx5(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, p.min_time_between_cnps, 4U);
 	KUNIT_EXPECT_EQ(test, p.cnp_dscp, 48U);
 	KUNIT_EXPECT_EQ(test, p.cnp_802p_prio, 6U);
-	KUNIT_EXPECT_EQ(test, p.clamp_tgt_rate, 0U);
+	KUNIT_EXPECT_EQ(test, p.clamp_tgt_rate, 1U);	/* mlx5: 0 */
 	KUNIT_EXPECT_EQ(test, p.clamp_tgt_rate_after_time_inc, 1U);
 	KUNIT_EXPECT_EQ(test, p.dce_tcp_g, 1019U);
-	KUNIT_EXPECT_EQ(test, p.dce_tcp_rtt, 1U);
+	KUNIT_EXPECT_EQ(test, p.dce_tcp_rtt, 1000U);	/* mlx5: 1 */
 	KUNIT_EXPECT_EQ(test, p.initial_alpha_value, 1023U);
-	KUNIT_EXPECT_EQ(test, p.rate_reduce_monitor_period, 4U);
+	KUNIT_EXPECT_EQ(test, p.rate_reduce_monitor_period, 2000U); /* 4 */
 	KUNIT_EXPECT_EQ(test, p.rate_to_set_on_first_cnp, 0U);
-	KUNIT_EXPECT_EQ(test, p.rpg_ai_rate, 5U);
+	KUNIT_EXPECT_EQ(test, p.rpg_ai_rate, 1U);	/* mlx5: 5 */
 	KUNIT_EXPECT_EQ(test, p.rpg_byte_reset, 32767U);
 	KUNIT_EXPECT_EQ(test, p.rpg_gd, 11U);
-	KUNIT_EXPECT_EQ(test, p.rpg_hai_rate, 50U);
+	KUNIT_EXPECT_EQ(test, p.rpg_hai_rate, 5U);	/* mlx5: 50 */
 	KUNIT_EXPECT_EQ(test, p.rpg_max_rate, 0U);
 	KUNIT_EXPECT_EQ(test, p.rpg_min_dec_fac, 50U);
 	KUNIT_EXPECT_EQ(test, p.rpg_min_rate, 1U);
-	KUNIT_EXPECT_EQ(test, p.rpg_threshold, 1U);
-	KUNIT_EXPECT_EQ(test, p.rpg_time_reset, 300U);
+	KUNIT_EXPECT_EQ(test, p.rpg_threshold, 5U);	/* mlx5: 1 */
+	KUNIT_EXPECT_EQ(test, p.rpg_time_reset, 1500U);	/* 300 */
 	KUNIT_EXPECT_EQ(test, p.ecn_mark, 1U);
 	KUNIT_EXPECT_EQ(test, srnic_dcqcn_max_rate(&p),
 			MBPS(SRNIC_DCQCN_LINE_RATE_MBPS));
@@ -345,16 +346,16 @@ static void dcqcn_timer_stages(struct kunit *test)
 		KUNIT_EXPECT_EQ(test, rp.rt, rt);
 		KUNIT_EXPECT_EQ(test, rp.rc, rc);
 	}
-	/* three periods at once: three additive steps */
+	/* three periods at once (the QP sent nothing): one step only */
 	now += US(165);
 	srnic_dcqcn_rp_advance(&rp, &p, 0, now);
-	for (i = 0; i < 3; i++) {
-		rt += MBPS(40);
-		rc = DIV_ROUND_UP_ULL(rt + rc, 2);
-	}
+	rt += MBPS(40);
+	rc = DIV_ROUND_UP_ULL(rt + rc, 2);
 	KUNIT_EXPECT_EQ(test, rp.rt, rt);
 	KUNIT_EXPECT_EQ(test, rp.rc, rc);
-	KUNIT_EXPECT_EQ(test, rp.t, 11U);
+	KUNIT_EXPECT_EQ(test, rp.t, 9U);
+	/* and the next period is due a full period later */
+	KUNIT_EXPECT_EQ(test, srnic_dcqcn_rp_next_ns(&rp, &p, now), US(55));
 	/* a CNP restarts the stages */
 	srnic_dcqcn_rp_cnp(&rp, &p, now);
 	KUNIT_EXPECT_EQ(test, rp.t, 0U);
@@ -649,7 +650,7 @@ static void dcqcn_cnp_to_ud_ignored(struct kunit *test)
 }
 
 static struct kunit_case srnic_dcqcn_cases[] = {
-	KUNIT_CASE(dcqcn_defaults_are_mlx5),
+	KUNIT_CASE(dcqcn_defaults),
 	KUNIT_CASE(dcqcn_knob_ranges),
 	KUNIT_CASE(dcqcn_alpha_decay),
 	KUNIT_CASE(dcqcn_first_cnp_cuts_from_max),
