@@ -11,7 +11,7 @@
 # dq_report line per mode) and rate-off.dat / rate-on.dat (per-flow sender
 # rate at the router over time: "t r1 .. rN", s and MiB/s).
 set -u
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../.." || exit 1
 . tests/vm/lib.sh
 . tests/vm/dcqcn_lib.sh
 

@@ -21,7 +21,7 @@
 #     slow (TCG) and the host is shared. Known gap: goodput with DCQCN on
 #     is still well below the bottleneck (README.md "DCQCN").
 set -u
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../.." || exit 1
 . tests/vm/lib.sh
 . tests/vm/dcqcn_lib.sh
 
