@@ -27,6 +27,7 @@
 #include <rdma/ib_verbs.h>
 
 #include "srnic_counters.h"
+#include "srnic_dcqcn.h"
 
 #include <uapi/rdma/srnic.h>
 
@@ -130,6 +131,8 @@ struct srnic_mcast {
  * @mr_count: MRs of the device, at most SRNIC_MAX_MR; atomic
  * @mw_count: MWs of the device, at most SRNIC_MAX_MW; atomic
  * @mcast: multicast groups and the UD QPs attached to them
+ * @dcqcn: DCQCN knobs (srnic_dcqcn.h; written by sysfs, read locklessly)
+ * @dcqcn_sysfs: the roce_np/ and roce_rp/ files of those knobs
  */
 struct srnic_dev {
 	struct ib_device	ib_dev;
@@ -149,6 +152,8 @@ struct srnic_dev {
 	atomic_t		mr_count;
 	atomic_t		mw_count;
 	struct srnic_mcast	mcast;
+	struct srnic_dcqcn_params dcqcn;
+	struct srnic_dcqcn_sysfs dcqcn_sysfs;
 };
 
 static inline struct srnic_dev *to_srnic_dev(struct ib_device *ibdev)
@@ -214,6 +219,10 @@ int srnic_net_init(void);
 void srnic_net_exit(void);
 int srnic_net_get(struct srnic_dev *sdev, struct net *net);
 void srnic_net_put(struct srnic_dev *sdev);
+
+/* srnic_cnp.c: DCQCN glue (per-QP parts in srnic_qp.h) */
+void srnic_dcqcn_dev_init(struct srnic_dev *sdev);
+int srnic_dcqcn_sysfs_add(struct srnic_dev *sdev);
 
 /* srnic_pd.c */
 int srnic_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata);

@@ -41,6 +41,10 @@ static const struct rdma_stat_desc srnic_counter_descs[] = {
 	[SRNIC_CNT_ACCESS_NAK_RCVD].name = "req_remote_access_errors",
 	[SRNIC_CNT_REM_OP_NAK_SENT].name = "send_rem_op_err",
 	[SRNIC_CNT_REM_OP_NAK_RCVD].name = "rcvd_rem_op_err",
+	[SRNIC_CNT_NP_CNP_SENT].name = "np_cnp_sent",
+	[SRNIC_CNT_NP_ECN_MARKED].name = "np_ecn_marked_roce_packets",
+	[SRNIC_CNT_RP_CNP_HANDLED].name = "rp_cnp_handled",
+	[SRNIC_CNT_RP_CNP_IGNORED].name = "rp_cnp_ignored",
 };
 
 static struct rdma_hw_stats *

@@ -41,6 +41,10 @@ enum srnic_counter {
 	SRNIC_CNT_ACCESS_NAK_RCVD,
 	SRNIC_CNT_REM_OP_NAK_SENT,	/* NAK remote operational error */
 	SRNIC_CNT_REM_OP_NAK_RCVD,
+	SRNIC_CNT_NP_CNP_SENT,		/* DCQCN NP: CNPs sent */
+	SRNIC_CNT_NP_ECN_MARKED,	/* DCQCN NP: CE-marked packets received */
+	SRNIC_CNT_RP_CNP_HANDLED,	/* DCQCN RP: CNPs acted on */
+	SRNIC_CNT_RP_CNP_IGNORED,	/* DCQCN RP: RP off, no such RC/UC QP */
 	SRNIC_CNT_MAX
 };
 

@@ -29,6 +29,8 @@
 #include <rdma/ib_verbs.h>
 #include <rdma/rdma_user_rxe.h>
 
+#include "srnic_dcqcn.h"
+
 /* QP numbers 0 and 1 are the special QPs; ordinary QPs start here. */
 #define SRNIC_QPN_MIN		16
 
@@ -219,6 +221,11 @@ struct srnic_qp {
 		struct hrtimer	timer;		/* wakes the TX side */
 	} pace;
 
+	/* DCQCN reaction point (srnic_cnp.c), under @req_lock */
+	struct srnic_dcqcn_rp	dcqcn;
+	/* DCQCN notification point: when the last CNP went out (cmpxchg) */
+	u64			cnp_last_ns;
+
 	/* responder */
 	spinlock_t		resp_lock;	/* see above */
 	struct {
@@ -370,6 +377,14 @@ struct sk_buff *srnic_xmit_alloc(unsigned int hdr_len, unsigned int room);
 int srnic_xmit(struct srnic_dev *sdev, struct srnic_qp *qp,
 	       const struct srnic_av *av, u16 sport, u8 tclass,
 	       struct sk_buff *skb, unsigned int pad);
+
+/* srnic_cnp.c: DCQCN per QP */
+void srnic_dcqcn_tx(struct srnic_qp *qp, u32 bytes);
+u64 srnic_dcqcn_wait_ns(struct srnic_qp *qp);
+u64 srnic_qp_rate(struct srnic_qp *qp);
+void srnic_cnp_build(struct srnic_cnp *cnp, u32 dqpn);
+void srnic_cnp_np_rcv(struct srnic_qp *qp, struct srnic_pkt *pkt);
+void srnic_cnp_rp_rcv(struct srnic_dev *sdev, struct srnic_pkt *pkt);
 
 /* srnic_recv.c */
 int srnic_udp_encap_recv(struct sock *sk, struct sk_buff *skb);

@@ -135,7 +135,7 @@ static void srnic_recv_dispatch(struct srnic_dev *sdev, struct srnic_pkt *pkt)
 	struct srnic_qp *qp;
 
 	if (info->transport == SRNIC_TRANSPORT_CNP) {
-		/* Congestion notifications: consumed by DCQCN (not yet). */
+		srnic_cnp_rp_rcv(sdev, pkt);	/* DCQCN reaction point */
 		return;
 	}
 	if (pkt->qpn == SRNIC_MULTICAST_QPN) {
@@ -149,7 +149,10 @@ static void srnic_recv_dispatch(struct srnic_dev *sdev, struct srnic_pkt *pkt)
 	}
 	if (!srnic_recv_qp_type_ok(qp, info->transport)) {
 		srnic_count(sdev, SRNIC_CNT_RX_BAD_HDR);
-	} else if (info->flags & SRNIC_OPF_REQ) {
+		goto put;
+	}
+	srnic_cnp_np_rcv(qp, pkt);		/* DCQCN: CE mark -> CNP */
+	if (info->flags & SRNIC_OPF_REQ) {
 		srnic_resp_rcv(qp, pkt);
 	} else if (info->flags & SRNIC_OPF_RESP) {
 		if (qp->ibqp.qp_type == IB_QPT_RC)
@@ -157,6 +160,7 @@ static void srnic_recv_dispatch(struct srnic_dev *sdev, struct srnic_pkt *pkt)
 		else
 			srnic_count(sdev, SRNIC_CNT_RX_BAD_HDR);
 	}
+put:
 	srnic_qp_put(qp);
 }
 

@@ -470,6 +470,8 @@ bool srnic_req_pace(struct srnic_qp *qp, u32 bytes)
 	u64 ns;
 
 	lockdep_assert_held(&qp->req_lock);
+	if (unlikely(qp->dcqcn.active))
+		srnic_dcqcn_tx(qp, 0);		/* DCQCN: timers, lazily */
 	if (!qp->pace.rate)
 		return true;
 	now = ktime_get();
@@ -480,10 +482,14 @@ bool srnic_req_pace(struct srnic_qp *qp, u32 bytes)
 			      mul_u64_u64_div_u64(ns, qp->pace.rate, NSEC_PER_SEC));
 	if (qp->pace.tokens >= bytes) {
 		qp->pace.tokens -= bytes;
+		if (qp->dcqcn.active)
+			srnic_dcqcn_tx(qp, bytes);	/* byte counter */
 		return true;
 	}
 	ns = mul_u64_u64_div_u64(bytes - qp->pace.tokens, NSEC_PER_SEC,
 				 qp->pace.rate);
+	/* wake up for DCQCN's next rate increase too */
+	ns = min(ns, srnic_dcqcn_wait_ns(qp));
 	if (!hrtimer_active(&qp->pace.timer))
 		hrtimer_start(&qp->pace.timer, ns_to_ktime(ns),
 			      HRTIMER_MODE_REL);
@@ -560,8 +566,12 @@ static int srnic_req_build(struct srnic_qp *qp, struct srnic_send_wqe *wqe,
 	if (!skb)
 		return err == -ENOMEM ? -ENOMEM : -EACCES;
 
-	/* AckReq on each message's last packet, and now and then within. */
-	ackreq = rc && ((pos & SRNIC_POS_LAST) ||
+	/*
+	 * AckReq on each message's last packet, and now and then within;
+	 * on every packet while DCQCN slows the QP down, or 64 packets could
+	 * take longer than the ACK timeout.
+	 */
+	ackreq = rc && ((pos & SRNIC_POS_LAST) || qp->dcqcn.active ||
 			++qp->req.since_ackreq >= SRNIC_ACKREQ_EVERY);
 	if (ackreq)
 		qp->req.since_ackreq = 0;

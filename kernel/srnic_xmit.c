@@ -238,6 +238,9 @@ int srnic_xmit(struct srnic_dev *sdev, struct srnic_qp *qp,
 	void *trailer;
 	int err;
 
+	/* data as ECT(0) unless roce_rp/ecn_mark is off; CNPs never */
+	if (skb->data[0] != SRNIC_OPCODE_CNP)
+		tclass = srnic_dcqcn_data_tclass(&sdev->dcqcn, tclass);
 	trailer = srnic_xmit_trailer(skb, pad + SRNIC_ICRC_LEN);
 	if (unlikely(!trailer)) {
 		srnic_count(sdev, SRNIC_CNT_TX_DROPPED);

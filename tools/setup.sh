@@ -12,6 +12,7 @@
 #   VM tests        linux-image-amd64 (the kernel the VM boots; same version as the
 #                   headers), qemu-system-x86, busybox-static, kmod, iproute2,
 #                   rdma-core, ibverbs-utils, rdmacm-utils, perftest, python3-pyverbs
+#   benchmarks      gnuplot-nox (the picture of tools/dcqcn-bench.sh)
 #   KUnit (UML)     linux-source-6.1, flex, bison, bc
 #   userspace       cmake, g++, libgtest-dev, libgmock-dev, libmnl-dev, libfmt-dev,
 #                   nlohmann-json3-dev, libcli11-dev, libbpf-dev, bpftool, clang, llvm
@@ -32,6 +33,8 @@ pkgs=(
 	linux-image-amd64 qemu-system-x86 busybox-static kmod iproute2 cpio xz-utils
 	binutils procps
 	rdma-core ibverbs-utils rdmacm-utils perftest python3-pyverbs
+	# tools/dcqcn-bench.sh picture
+	gnuplot-nox
 	libibverbs-dev librdmacm-dev
 	# KUnit tier
 	linux-source-6.1 flex bison bc python3

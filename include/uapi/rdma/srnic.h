@@ -12,6 +12,16 @@
  *       SRNIC_SYSFS_NETDEV    name of the bound netdev, "eth0\n"
  *
  * A device is an srnic device exactly when that directory exists.
+ *
+ * DCQCN congestion control knobs (names, units and defaults of mlx5's
+ * roce_np / roce_rp sets; README.md "DCQCN"), one file per knob, readable
+ * and writable at runtime; a write out of range fails with EINVAL:
+ *
+ *   /sys/class/infiniband/<dev>/SRNIC_SYSFS_ROCE_NP/<knob>   notification point
+ *   /sys/class/infiniband/<dev>/SRNIC_SYSFS_ROCE_RP/<knob>   reaction point
+ *
+ * Tools list these directories generically (every regular file is a knob
+ * holding one decimal number); the names are below for reference.
  */
 #ifndef _UAPI_RDMA_SRNIC_H
 #define _UAPI_RDMA_SRNIC_H
@@ -20,6 +30,36 @@
 #define SRNIC_SYSFS_GROUP	"srnic"
 #define SRNIC_SYSFS_VERSION	"version"
 #define SRNIC_SYSFS_NETDEV	"netdev"
+
+#define SRNIC_SYSFS_ROCE_NP	"roce_np"
+#define SRNIC_SYSFS_ROCE_RP	"roce_rp"
+
+/* roce_np/ */
+#define SRNIC_NP_ENABLE				"enable"
+#define SRNIC_NP_MIN_TIME_BETWEEN_CNPS		"min_time_between_cnps"
+#define SRNIC_NP_CNP_DSCP			"cnp_dscp"
+#define SRNIC_NP_CNP_802P_PRIO			"cnp_802p_prio"
+
+/* roce_rp/ */
+#define SRNIC_RP_ENABLE				"enable"
+#define SRNIC_RP_CLAMP_TGT_RATE			"clamp_tgt_rate"
+#define SRNIC_RP_CLAMP_TGT_RATE_AFTER_TIME_INC	"clamp_tgt_rate_after_time_inc"
+#define SRNIC_RP_DCE_TCP_G			"dce_tcp_g"
+#define SRNIC_RP_DCE_TCP_RTT			"dce_tcp_rtt"
+#define SRNIC_RP_INITIAL_ALPHA_VALUE		"initial_alpha_value"
+#define SRNIC_RP_RATE_REDUCE_MONITOR_PERIOD	"rate_reduce_monitor_period"
+#define SRNIC_RP_RATE_TO_SET_ON_FIRST_CNP	"rate_to_set_on_first_cnp"
+#define SRNIC_RP_RPG_AI_RATE			"rpg_ai_rate"
+#define SRNIC_RP_RPG_BYTE_RESET			"rpg_byte_reset"
+#define SRNIC_RP_RPG_GD				"rpg_gd"
+#define SRNIC_RP_RPG_HAI_RATE			"rpg_hai_rate"
+#define SRNIC_RP_RPG_MAX_RATE			"rpg_max_rate"
+#define SRNIC_RP_RPG_MIN_DEC_FAC		"rpg_min_dec_fac"
+#define SRNIC_RP_RPG_MIN_RATE			"rpg_min_rate"
+#define SRNIC_RP_RPG_THRESHOLD			"rpg_threshold"
+#define SRNIC_RP_RPG_TIME_RESET			"rpg_time_reset"
+/* srnic's own: send RoCEv2 data packets as ECT(0) so switches can mark */
+#define SRNIC_RP_ECN_MARK			"ecn_mark"
 
 /* RoCEv2 destination UDP port (IBA Annex A17). */
 #define SRNIC_ROCE_V2_UDP_PORT	4791

@@ -1,0 +1,235 @@
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
+#
+# dcqcn_lib.sh: the congested topology of the DCQCN test and benchmark, for
+# scripts running as root inside a vmrun guest, after tests/vm/lib.sh and
+# with srnic.ko loaded.
+#
+#   nsS1: srnicS1 on vethS1 10.1.1.2 --.
+#   nsS2: srnicS2 on vethS2 10.1.2.2 ---+--> nsR (forwards IPv4) --> vethRD
+#   ...   (up to 4 senders)           --'     htb RATE + red ecn        |
+#                                                                        v
+#                                               nsD: srnicD on vethD 10.1.100.2
+#
+# vethRD, the router's egress to the receiver, is the bottleneck: an htb
+# class at RATE with a RED child that marks ECT packets CE (ECN) between
+# DQ_RED_MIN and DQ_RED_MAX bytes of average queue and drops past its limit.
+#
+#   dq_setup N RATE_MBIT      build it (idempotent per boot: call once)
+#   dq_dcqcn on|off           roce_np/enable and roce_rp/enable, all devices
+#   dq_run SECS SIZE          N concurrent ib_write_bw flows Si -> D for SECS
+#                             seconds (messages of SIZE bytes); samples each
+#                             sender's rate at the router every DQ_SAMPLE s
+#                             into $DQ_OUT/rate.dat ("t r1 .. rN", MB/s).
+#                             Sets DQ_BW[i] (MB/s of flow i per perftest,
+#                             0 if it failed), DQ_GOODPUT, DQ_JAIN, DQ_TXRATE
+#                             (mean sender rate at the router, MB/s),
+#                             DQ_DROPS, DQ_MARKS (qdisc), DQ_RETX,
+#                             DQ_CNP_SENT, DQ_CNP_HANDLED (srnic counters),
+#                             and DQ_FAILED (flows whose perftest failed).
+#   dq_counter DEV NAME       one hw_counter of an srnic device
+#   dq_report LABEL           one line with all of the above
+set -u
+
+DQ_N=0
+DQ_RATE=0
+DQ_OUT=${DQ_OUT:-$PWD/build/dcqcn}
+DQ_SAMPLE=${DQ_SAMPLE:-0.5}
+DQ_RED_MIN=${DQ_RED_MIN:-5000}
+DQ_RED_MAX=${DQ_RED_MAX:-15000}
+DQ_RED_LIMIT=${DQ_RED_LIMIT:-150000}
+DQ_AVPKT=1100			# IB MTU 1024 + RoCEv2/IPv4 headers
+declare -a DQ_BW=()
+
+dq_counter() { cat "/sys/class/infiniband/$1/ports/1/hw_counters/$2"; }
+
+# Sum of one counter over the sender devices.
+dq_sum_senders() {
+	local i s=0
+	for i in $(seq "$DQ_N"); do
+		s=$((s + $(dq_counter "srnicS$i" "$1")))
+	done
+	echo "$s"
+}
+
+dq_setup() {
+	local n=$1 rate=$2 i
+	DQ_N=$n
+	DQ_RATE=$rate
+	mkdir -p "$DQ_OUT"
+	for ns in nsR nsD $(for i in $(seq "$n"); do echo "nsS$i"; done); do
+		ip netns add "$ns" || return 1
+		ip -n "$ns" link set lo up
+	done
+	ip netns exec nsR sysctl -qw net.ipv4.ip_forward=1 || return 1
+	bg_start DQ_RPID ip netns exec nsR sleep infinity
+	ip -n nsR link add vethRD type veth peer name vethD netns nsD || return 1
+	ip -n nsR addr add 10.1.100.1/24 dev vethRD
+	ip -n nsR link set vethRD up
+	ip -n nsD addr add 10.1.100.2/24 dev vethD
+	ip -n nsD link set vethD up
+	ip -n nsD route add default via 10.1.100.1
+	for i in $(seq "$n"); do
+		ip -n nsR link add "vethR$i" type veth peer name "vethS$i" \
+			netns "nsS$i" || return 1
+		ip -n nsR addr add "10.1.$i.1/24" dev "vethR$i"
+		ip -n nsR link set "vethR$i" up
+		ip -n "nsS$i" addr add "10.1.$i.2/24" dev "vethS$i"
+		ip -n "nsS$i" link set "vethS$i" up
+		ip -n "nsS$i" route add default via "10.1.$i.1"
+	done
+	# the bottleneck: RATE, RED marking CE between min and max
+	# (RoCEv2 only: perftest's TCP side channel takes the fast class 1:2)
+	ip netns exec nsR tc qdisc add dev vethRD root handle 1: htb default 2 &&
+	ip netns exec nsR tc class add dev vethRD parent 1: classid 1:1 \
+		htb rate "${rate}mbit" ceil "${rate}mbit" burst 64k cburst 64k \
+		quantum 1514 &&
+	ip netns exec nsR tc class add dev vethRD parent 1: classid 1:2 \
+		htb rate 1000mbit quantum 1514 &&
+	ip netns exec nsR tc filter add dev vethRD parent 1: protocol ip \
+		u32 match ip protocol 17 0xff match ip dport 4791 0xffff flowid 1:1 &&
+	ip netns exec nsR tc qdisc add dev vethRD parent 1:1 handle 10: red \
+		limit "$DQ_RED_LIMIT" min "$DQ_RED_MIN" max "$DQ_RED_MAX" \
+		avpkt "$DQ_AVPKT" burst $(((2 * DQ_RED_MIN + DQ_RED_MAX) / (3 * DQ_AVPKT))) \
+		probability 0.1 bandwidth "${rate}mbit" ecn || return 1
+	ip netns exec nsD rdma link add srnicD type srnic netdev vethD || return 1
+	for i in $(seq "$n"); do
+		ip netns exec "nsS$i" rdma link add "srnicS$i" type srnic \
+			netdev "vethS$i" || return 1
+	done
+	settle roce_gid_index srnicD 10.1.100.2 >/dev/null || return 1
+	for i in $(seq "$n"); do
+		settle roce_gid_index "srnicS$i" "10.1.$i.2" >/dev/null || return 1
+	done
+	ip netns exec nsS1 busybox ping -c1 -W3 10.1.100.2 >/dev/null
+}
+
+dq_dcqcn() {
+	local v=0 d
+	[ "$1" = on ] && v=1
+	for d in srnicD $(for i in $(seq "$DQ_N"); do echo "srnicS$i"; done); do
+		echo "$v" >"/sys/class/infiniband/$d/roce_np/enable" || return 1
+		echo "$v" >"/sys/class/infiniband/$d/roce_rp/enable" || return 1
+	done
+}
+
+# "dropped D" and "marked M" of the RED qdisc on the bottleneck.
+dq_qdisc_stat() {
+	ip netns exec nsR tc -s qdisc show dev vethRD | awk -v k="$1" '
+		/qdisc red/ { red = 1 }
+		red && k == "dropped" && /dropped/ {
+			sub(/.*dropped /, ""); sub(/,.*/, ""); print; exit }
+		red && k == "marked" && /marked/ {
+			for (i = 1; i <= NF; i++) if ($i == "marked") { print $(i + 1); exit } }'
+}
+
+# rx_bytes of each router port facing a sender, one line "b1 b2 ..", read
+# from /proc/PID/net/dev of a process in nsR: no fork (the guest is busy).
+dq_router_bytes() {
+	local name rx _rest i out=""
+	local -A by=()
+	while read -r name rx _rest; do
+		by[${name%:}]=$rx
+	done <"/proc/$DQ_RPID/net/dev"
+	for ((i = 1; i <= DQ_N; i++)); do
+		out+="${by[vethR$i]:-0} "
+	done
+	echo "$out"
+}
+
+# Print "t r1 .. rN" (s, MiB/s of each sender at the router) every
+# DQ_SAMPLE s for SECS s.
+dq_sampler() {
+	local secs=$1 t0 now tprev prev cur i line r
+	t0=${EPOCHREALTIME/[.,]/}
+	tprev=$t0
+	read -r -a prev <<<"$(dq_router_bytes)"
+	while :; do
+		sleep "$DQ_SAMPLE"
+		now=${EPOCHREALTIME/[.,]/}
+		read -r -a cur <<<"$(dq_router_bytes)"
+		# bash arithmetic only: s with 2 decimals, MiB/s with 2
+		printf -v line '%d.%02d' $(((now - t0) / 1000000)) \
+			$(((now - t0) / 10000 % 100))
+		for ((i = 0; i < DQ_N; i++)); do
+			r=$(((cur[i] - prev[i]) * 100000000 / 1048576 / (now - tprev)))
+			printf -v line '%s %d.%02d' "$line" $((r / 100)) $((r % 100))
+		done
+		echo "$line"
+		prev=("${cur[@]}")
+		tprev=$now
+		[ $(((now - t0) / 1000000)) -ge "$secs" ] && break
+	done
+}
+
+dq_run() {
+	local secs=$1 size=$2 i pids=() spid gd gs port rc b0 b1 t0 t1
+	local drops0 marks0 retx0 cnps0 cnph0
+	gd=$(roce_gid_index srnicD 10.1.100.2)
+	drops0=$(dq_qdisc_stat dropped)
+	marks0=$(dq_qdisc_stat marked)
+	retx0=$(dq_sum_senders retransmits)
+	cnph0=$(dq_sum_senders rp_cnp_handled)
+	cnps0=$(dq_counter srnicD np_cnp_sent)
+	for i in $(seq "$DQ_N"); do
+		port=$((18600 + i))
+		bg_start "pids[$i]" timeout --kill-after=5 $((secs + 60)) \
+			ip netns exec nsD ib_write_bw -d srnicD -x "$gd" -p "$port" \
+			-s "$size" -D "$secs" -F >"$DQ_OUT/srv$i.log" 2>&1
+	done
+	for i in $(seq "$DQ_N"); do
+		settle ip netns exec nsD grep -qi ":$(printf '%04X' $((18600 + i))) 00000000:0000 0A" \
+			/proc/net/tcp
+	done
+	b0=$(dq_router_bytes)
+	t0=${EPOCHREALTIME/[.,]/}
+	for i in $(seq "$DQ_N"); do
+		gs=$(roce_gid_index "srnicS$i" "10.1.$i.2")
+		bg_start "pids[$((DQ_N + i))]" timeout --kill-after=5 $((secs + 50)) \
+			ip netns exec "nsS$i" ib_write_bw -d "srnicS$i" -x "$gs" \
+			-p $((18600 + i)) -s "$size" -D "$secs" -F 10.1.100.2 \
+			>"$DQ_OUT/cli$i.log" 2>&1
+	done
+	dq_sampler "$secs" >"$DQ_OUT/rate.dat" &
+	spid=$!
+	DQ_FAILED=0
+	for i in $(seq "$DQ_N"); do
+		wait "${pids[DQ_N + i]}"
+		rc=$?
+		wait "${pids[i]}"
+		[ $? -eq 0 ] && [ "$rc" -eq 0 ] || DQ_FAILED=$((DQ_FAILED + 1))
+	done
+	t1=${EPOCHREALTIME/[.,]/}
+	b1=$(dq_router_bytes)
+	wait "$spid"
+	DQ_BW=()
+	for i in $(seq "$DQ_N"); do
+		# perftest: "#bytes #iterations BW peak BW average MsgRate"
+		DQ_BW[i]=$(awk -v s="$size" '$1 == s && NF == 5 { bw = $4 } END { print bw + 0 }' \
+			"$DQ_OUT/cli$i.log")
+	done
+	DQ_GOODPUT=$(printf '%s\n' "${DQ_BW[@]}" | awk '{ s += $1 } END { printf "%.2f", s }')
+	DQ_JAIN=$(printf '%s\n' "${DQ_BW[@]}" | awk '{ s += $1; q += $1 * $1; n++ }
+		END { if (q > 0) printf "%.3f", s * s / (n * q); else print 0 }')
+	DQ_TXRATE=$(awk -v a="$b0" -v b="$b1" -v us=$((t1 - t0)) 'BEGIN {
+		n = split(a, x, " "); split(b, y, " ")
+		for (i = 1; i <= n; i++) s += y[i] - x[i]
+		printf "%.2f", s / us / 1.048576 }')
+	DQ_DROPS=$(($(dq_qdisc_stat dropped) - drops0))
+	DQ_MARKS=$(($(dq_qdisc_stat marked) - marks0))
+	DQ_RETX=$(($(dq_sum_senders retransmits) - retx0))
+	DQ_CNP_HANDLED=$(($(dq_sum_senders rp_cnp_handled) - cnph0))
+	DQ_CNP_SENT=$(($(dq_counter srnicD np_cnp_sent) - cnps0))
+}
+
+dq_report() {
+	local i flows=""
+	for i in $(seq "$DQ_N"); do
+		flows+=" f$i=${DQ_BW[i]}"
+	done
+	printf '%s: goodput %s MiB/s (bottleneck %s Mbit/s = %s MiB/s),%s, sender rate %s MiB/s, Jain %s, drops %s, CE marks %s, retransmits %s, CNPs sent %s handled %s, failed flows %s\n' \
+		"$1" "$DQ_GOODPUT" "$DQ_RATE" \
+		"$(awk -v r="$DQ_RATE" 'BEGIN { printf "%.2f", r * 1e6 / 8 / 1048576 }')" \
+		"$flows" "$DQ_TXRATE" "$DQ_JAIN" "$DQ_DROPS" "$DQ_MARKS" "$DQ_RETX" \
+		"$DQ_CNP_SENT" "$DQ_CNP_HANDLED" "$DQ_FAILED"
+}
