@@ -21,6 +21,7 @@
 #include <net/inet_ecn.h>
 
 #include "srnic.h"
+#include "srnic_trace.h"
 
 /* Pacer burst while DCQCN paces a QP that had no rate limit: 4 packets. */
 #define SRNIC_DCQCN_PACE_BURST	(4 * 4096)
@@ -47,16 +48,21 @@ static void srnic_dcqcn_apply(struct srnic_qp *qp)
 
 /*
  * Every DCQCN rate change of a QP comes here, with req_lock held and the
- * reason (enum srnic_rate_reason). Tracepoint site: srnic_rate (old rate
- * @old, new qp->pace.rate, target qp->dcqcn.rt, alpha).
+ * reason (enum srnic_rate_reason); fires srnic_rate.
  */
 static void srnic_dcqcn_rate_changed(struct srnic_qp *qp, int why)
 {
 	u64 old = qp->pace.rate;
 
 	srnic_dcqcn_apply(qp);
-	pr_debug("qp %u: rate %llu -> %llu B/s (target %llu, reason %d)\n",
-		 srnic_qpn(qp), old, qp->pace.rate, qp->dcqcn.rt, why);
+	if (trace_srnic_rate_enabled()) {
+		/* alpha is kept with 1.0 = 2^20; the event carries 1.0 = 1024 */
+		u32 alpha = srnic_dcqcn_rp_alpha(&qp->dcqcn, &qp->sdev->dcqcn,
+						 ktime_get_ns()) >> 10;
+
+		trace_srnic_rate(qp->sdev->ib_dev.index, srnic_qpn(qp), old,
+				 qp->pace.rate, qp->dcqcn.rt, alpha, why);
+	}
 }
 
 /**
@@ -110,10 +116,11 @@ u64 srnic_qp_rate(struct srnic_qp *qp)
 	return READ_ONCE(qp->pace.rate);
 }
 
-/* A CNP reached the reaction point of @qp. Tracepoint site: srnic_cnp RX. */
+/* A CNP reached the reaction point of @qp. Fires srnic_cnp (RX). */
 static void srnic_cnp_rcvd(struct srnic_qp *qp)
 {
 	srnic_count(qp->sdev, SRNIC_CNT_RP_CNP_HANDLED);
+	trace_srnic_cnp(qp->sdev->ib_dev.index, srnic_qpn(qp), SRNIC_DIR_RX);
 }
 
 static bool srnic_cnp_qp_ok(const struct srnic_qp *qp)
@@ -174,10 +181,11 @@ void srnic_cnp_build(struct srnic_cnp *cnp, u32 dqpn)
 	memset(cnp->rsvd, 0, sizeof(cnp->rsvd));
 }
 
-/* A CNP for @qp's peer went out. Tracepoint site: srnic_cnp TX. */
+/* A CNP for @qp's peer went out. Fires srnic_cnp (TX). */
 static void srnic_cnp_sent(struct srnic_qp *qp)
 {
 	srnic_count(qp->sdev, SRNIC_CNT_NP_CNP_SENT);
+	trace_srnic_cnp(qp->sdev->ib_dev.index, srnic_qpn(qp), SRNIC_DIR_TX);
 }
 
 static void srnic_cnp_send(struct srnic_qp *qp)
