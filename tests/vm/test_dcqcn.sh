@@ -119,8 +119,23 @@ t_eq "DCQCN off: no CNP sent" "$DQ_CNP_SENT" 0
 t_check "DCQCN off: the senders overrun the bottleneck (drops)" test "$DQ_DROPS" -gt 0
 
 t_check "DCQCN on on every device" dq_dcqcn on
+# the srnic_cnp and srnic_rate tracepoints must fire during the run
+T=/sys/kernel/tracing
+mountpoint -q "$T" || mount -t tracefs nodev "$T"
+echo >"$T/trace"
+echo 1 >"$T/events/srnic/srnic_cnp/enable"
+echo 1 >"$T/events/srnic/srnic_rate/enable"
 dq_run "$SECS" 65536
+echo 0 >"$T/events/srnic/srnic_cnp/enable"
+echo 0 >"$T/events/srnic/srnic_rate/enable"
+TRACE=$(mktemp)
+cat "$T/trace" >"$TRACE"
 dq_report "DCQCN on"
+t_check "DCQCN on: srnic_cnp fired for CNPs sent (tx)" grep -qE 'srnic_cnp: dev=[0-9]+ qpn=[0-9]+ tx' "$TRACE"
+t_check "DCQCN on: srnic_cnp fired for CNPs handled (rx)" grep -qE 'srnic_cnp: dev=[0-9]+ qpn=[0-9]+ rx' "$TRACE"
+t_check "DCQCN on: srnic_rate shows a cut on a CNP" grep -qE 'srnic_rate: .*reason=cnp' "$TRACE"
+t_check "DCQCN on: srnic_rate shows an increase" grep -qE 'srnic_rate: .*reason=(fast_recovery|additive|hyper|reset)' "$TRACE"
+rm -f "$TRACE"
 cp "$DQ_OUT/rate.dat" "$DQ_OUT/rate-on.dat" 2>/dev/null
 MIBS=$(awk -v r="$RATE" 'BEGIN { print r * 1e6 / 8 / 1048576 }')
 t_eq "DCQCN on: both flows completed" "$DQ_FAILED" 0
