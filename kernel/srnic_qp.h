@@ -22,6 +22,7 @@
 
 #include <linux/hrtimer.h>
 #include <linux/in6.h>
+#include <linux/interrupt.h>
 #include <linux/refcount.h>
 #include <linux/timer.h>
 #include <linux/workqueue.h>
@@ -248,12 +249,15 @@ struct srnic_qp {
 
 	struct work_struct	tx_work;	/* the QP's transmit side */
 	unsigned long		tx_flags;	/* SRNIC_TX_* bits */
+	atomic_t		tx_skbs;	/* in the stack (srnic_xmit.c) */
+	struct tasklet_struct	tx_tasklet;	/* kick at the low mark */
 };
 
 /* qp->tx_flags */
 enum {
 	SRNIC_TX_RUNNING,	/* tx body is running somewhere */
 	SRNIC_TX_AGAIN,		/* run it once more when it finishes */
+	SRNIC_TX_BLOCKED,	/* stopped by srnic_xmit_full(): kick at low mark */
 };
 
 static inline bool srnic_wr_is_atomic(u32 opcode)
@@ -368,6 +372,7 @@ struct sk_buff *srnic_xmit_alloc(unsigned int hdr_len, unsigned int room);
 int srnic_xmit(struct srnic_dev *sdev, struct srnic_qp *qp,
 	       const struct srnic_av *av, u16 sport, u8 tclass,
 	       struct sk_buff *skb, unsigned int pad);
+bool srnic_xmit_full(struct srnic_qp *qp);
 
 /* srnic_recv.c */
 int srnic_udp_encap_recv(struct sock *sk, struct sk_buff *skb);

@@ -495,10 +495,19 @@ static enum hrtimer_restart srnic_req_pace_timer(struct hrtimer *t)
 	return HRTIMER_NORESTART;
 }
 
+/* Backpressure released (srnic_xmit.c): send on, in softirq. */
+static void srnic_req_tx_tasklet(struct tasklet_struct *t)
+{
+	struct srnic_qp *qp = from_tasklet(qp, t, tx_tasklet);
+
+	srnic_req_kick_now(qp);
+}
+
 void srnic_req_init(struct srnic_qp *qp)
 {
 	hrtimer_init(&qp->pace.timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL);
 	qp->pace.timer.function = srnic_req_pace_timer;
+	tasklet_setup(&qp->tx_tasklet, srnic_req_tx_tasklet);
 }
 
 /*

@@ -673,6 +673,9 @@ void srnic_resp_tx(struct srnic_qp *qp)
 		unsigned int pad = 0;
 		bool done = false;
 
+		/* Local backpressure: kicked again from srnic_xmit.c. */
+		if (srnic_xmit_full(qp))
+			return;
 		spin_lock_bh(&qp->resp_lock);
 		if (!qp->resp.tx_busy) {
 			if (qp->resp.ack_deferred) {
