@@ -28,6 +28,7 @@ static const struct rdma_stat_desc srnic_counter_descs[] = {
 	[SRNIC_CNT_UD_NO_RECV].name = "rcvd_no_recv_wqe",
 	[SRNIC_CNT_SENDS].name = "rdma_sends",
 	[SRNIC_CNT_RECVS].name = "rdma_recvs",
+	[SRNIC_CNT_READ_GAP_RETRY].name = "read_gap_retries",
 };
 
 static struct rdma_hw_stats *

@@ -31,6 +31,7 @@ enum srnic_counter {
 	SRNIC_CNT_UD_NO_RECV,		/* UD/UC packets dropped: no receive WQE */
 	SRNIC_CNT_SENDS,		/* SEND messages completed */
 	SRNIC_CNT_RECVS,		/* receive WQEs completed */
+	SRNIC_CNT_READ_GAP_RETRY,	/* READs asked again on a response gap */
 	SRNIC_CNT_MAX
 };
 

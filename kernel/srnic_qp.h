@@ -195,6 +195,9 @@ struct srnic_qp {
 		u32		retry_left;
 		u32		rnr_retry_left;
 		bool		need_retry;	/* rewind to @oldest and resend */
+		u8		retx_cause;	/* why: enum srnic_retx_cause */
+		bool		gap_valid;	/* @gap_psn is set */
+		u32		gap_psn;	/* READ gap asked for (once) */
 		bool		rnr_wait;	/* stopped until the RNR timer */
 		bool		stopped;	/* fatal error: no more transmit */
 		unsigned long	timeout_jiffies;

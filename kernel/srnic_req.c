@@ -19,6 +19,7 @@
 #include <asm/unaligned.h>
 
 #include "srnic.h"
+#include <uapi/rdma/srnic_probe.h>
 
 /* At most this many unacknowledged packets in flight per RC QP. */
 #define SRNIC_MAX_INFLIGHT_PKTS	512
@@ -977,6 +978,9 @@ void srnic_req_retrans_timer(struct timer_list *t)
 	}
 	qp->req.retry_left--;
 	qp->req.need_retry = true;
+	qp->req.retx_cause = SRNIC_RETX_TIMEOUT;
+	/* A READ gap asked for once may be asked for again. */
+	qp->req.gap_valid = false;
 	spin_unlock_bh(&qp->req_lock);
 	srnic_req_kick_now(qp);
 }
