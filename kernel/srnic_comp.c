@@ -119,7 +119,7 @@ static void srnic_comp_ack_psn(struct srnic_qp *qp, u32 psn)
 			break;
 		if (srnic_wr_is_read_atomic(wqe->opcode)) {
 			qp->req.need_retry = true;
-			qp->req.retry_cause = SRNIC_RETX_READ_GAP;
+			qp->req.retx_cause = SRNIC_RETX_READ_GAP;
 			break;
 		}
 		wqe->state = SRNIC_WQE_DONE;
@@ -207,7 +207,7 @@ static bool srnic_comp_aeth(struct srnic_qp *qp, u32 psn, u8 syn)
 			qp->req.rnr_retry_left--;
 		qp->req.rnr_wait = true;
 		qp->req.need_retry = true;
-		qp->req.retry_cause = SRNIC_RETX_RNR_NAK;
+		qp->req.retx_cause = SRNIC_RETX_RNR_NAK;
 		mod_timer(&qp->rnr_timer,
 			  jiffies + usecs_to_jiffies(srnic_rnr_usec[value]) + 1);
 		return false;
@@ -216,7 +216,7 @@ static bool srnic_comp_aeth(struct srnic_qp *qp, u32 psn, u8 syn)
 		if (value == SRNIC_NAK_PSN_SEQ_ERR) {
 			srnic_count(qp->sdev, SRNIC_CNT_SEQ_NAK_RCVD);
 			qp->req.need_retry = true;
-			qp->req.retry_cause = SRNIC_RETX_SEQ_NAK;
+			qp->req.retx_cause = SRNIC_RETX_SEQ_NAK;
 			return false;
 		}
 		if (value == SRNIC_NAK_INVALID_REQ)
@@ -285,6 +285,60 @@ static int srnic_comp_place(struct srnic_qp *qp, struct srnic_send_wqe *wqe,
 	return 0;
 }
 
+/*
+ * A response for @wqe at PSN @psn came that is not the next one expected:
+ * a stale duplicate, or one beyond a gap - responses come in request order
+ * (IBA 9.7.5.1), so everything between the next expected response and
+ * @psn was lost. Ask again at once from the first missing response
+ * (srnic_req_rewind(): the READ resumes there, every later request is sent
+ * again after it, go-back-N) instead of waiting for the retransmit timer.
+ *
+ * Once per gap: the responses still in flight behind the first one past
+ * the gap land here too, and so would the rest of an old response stream
+ * after the rewind; asking again for each of them (or for every one of a
+ * stream that is replayed) fed itself without end. So a gap is asked for
+ * only when its first missing PSN differs from the last one asked for;
+ * if that request or its answer is lost too, the retransmit timer takes
+ * over (and clears the memory of the gap).
+ */
+static void srnic_comp_read_gap(struct srnic_qp *qp, struct srnic_send_wqe *wqe,
+				u32 psn, u32 pmtu)
+{
+	u32 mask = qp->sq.index_mask;
+	struct srnic_send_wqe *w;
+	u32 i, expect;
+
+	lockdep_assert_held(&qp->req_lock);
+	if (qp->req.need_retry)
+		return;		/* a rewind is coming anyway */
+	/* The oldest unanswered READ or atomic is the one missing data. */
+	for (i = qp->req.oldest; ; i = (i + 1) & mask) {
+		w = srnic_swqe(qp, i);
+		if (w == wqe || (w->state != SRNIC_WQE_DONE &&
+				 srnic_wr_is_read_atomic(w->opcode)))
+			break;
+	}
+	if (w->state != SRNIC_WQE_SENT)
+		return;
+	expect = w->first_psn;
+	if (w->opcode == IB_WR_RDMA_READ)
+		expect = srnic_psn_add(expect, w->acked_bytes / pmtu);
+	if (srnic_psn_cmp(psn, expect) <= 0)
+		return;		/* a duplicate of what we have */
+	if (qp->req.gap_valid && qp->req.gap_psn == expect)
+		return;		/* asked for already */
+	qp->req.gap_valid = true;
+	qp->req.gap_psn = expect;
+	/*
+	 * The responder executed every request before @w's: complete the
+	 * SENDs and WRITEs there, so that the rewind starts at @w.
+	 */
+	srnic_comp_ack_psn(qp, srnic_psn_add(w->first_psn, SRNIC_PSN_MASK));
+	qp->req.need_retry = true;
+	qp->req.retx_cause = SRNIC_RETX_READ_GAP;
+	srnic_count(qp->sdev, SRNIC_CNT_READ_GAP_RETRY);
+}
+
 static bool srnic_comp_read_resp(struct srnic_qp *qp, struct srnic_pkt *pkt)
 {
 	struct srnic_send_wqe *wqe = srnic_comp_find(qp, pkt->psn);
@@ -296,16 +350,14 @@ static bool srnic_comp_read_resp(struct srnic_qp *qp, struct srnic_pkt *pkt)
 	off = (pkt->psn - wqe->first_psn) & SRNIC_PSN_MASK;
 	off *= pmtu;
 	/*
-	 * Responses arrive in order. Anything else is dropped and a loss is
-	 * left to the retransmit timer, like rdma_rxe does: going back at
-	 * once on every gap also fired on the responses still in flight
-	 * from before the last go-back (the READ restarts at offset 0), so
-	 * each of them asked for every outstanding READ again, without end.
-	 * Nor may a READ complete before an earlier one (see
-	 * srnic_comp_rd_in_order()).
+	 * Responses arrive in order: one that is not the next expected is
+	 * dropped, and asks for the missing ones if it shows a gap. Nor may
+	 * a READ complete before an earlier one (srnic_comp_rd_in_order()).
 	 */
-	if (off != wqe->acked_bytes || !srnic_comp_rd_in_order(qp, wqe))
+	if (off != wqe->acked_bytes || !srnic_comp_rd_in_order(qp, wqe)) {
+		srnic_comp_read_gap(qp, wqe, pkt->psn, pmtu);
 		return false;
+	}
 	if (pkt->paylen > wqe->length - off ||
 	    ((pkt->pos & SRNIC_POS_LAST) && off + pkt->paylen != wqe->length) ||
 	    (!(pkt->pos & SRNIC_POS_LAST) && pkt->paylen != pmtu)) {
@@ -337,9 +389,13 @@ static bool srnic_comp_atomic_ack(struct srnic_qp *qp, struct srnic_pkt *pkt,
 	struct srnic_send_wqe *wqe = srnic_comp_find(qp, pkt->psn);
 	struct srnic_mr *mr;
 
-	if (!wqe || !srnic_wr_is_atomic(wqe->opcode) ||
-	    !srnic_comp_rd_in_order(qp, wqe))
+	if (!wqe || !srnic_wr_is_atomic(wqe->opcode))
 		return false;
+	if (!srnic_comp_rd_in_order(qp, wqe)) {
+		srnic_comp_read_gap(qp, wqe, pkt->psn,
+				    ib_mtu_enum_to_int(qp->attr.path_mtu));
+		return false;
+	}
 	if (wqe->num_sge != 1 || wqe->sge[0].length < sizeof(u64)) {
 		wqe->status = IB_WC_LOC_LEN_ERR;
 		wqe->state = SRNIC_WQE_DONE;

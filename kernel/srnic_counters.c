@@ -45,6 +45,7 @@ static const struct rdma_stat_desc srnic_counter_descs[] = {
 	[SRNIC_CNT_NP_ECN_MARKED].name = "np_ecn_marked_roce_packets",
 	[SRNIC_CNT_RP_CNP_HANDLED].name = "rp_cnp_handled",
 	[SRNIC_CNT_RP_CNP_IGNORED].name = "rp_cnp_ignored",
+	[SRNIC_CNT_READ_GAP_RETRY].name = "read_gap_retries",
 };
 
 static struct rdma_hw_stats *

@@ -45,6 +45,7 @@ enum srnic_counter {
 	SRNIC_CNT_NP_ECN_MARKED,	/* DCQCN NP: CE-marked packets received */
 	SRNIC_CNT_RP_CNP_HANDLED,	/* DCQCN RP: CNPs acted on */
 	SRNIC_CNT_RP_CNP_IGNORED,	/* DCQCN RP: RP off, no such RC/UC QP */
+	SRNIC_CNT_READ_GAP_RETRY,	/* READs asked again on a response gap */
 	SRNIC_CNT_MAX
 };
 

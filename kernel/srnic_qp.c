@@ -535,8 +535,11 @@ static int srnic_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	/*
 	 * In RESET and unreachable, nothing starts new work; a TX body still
 	 * running may re-arm a timer and a timer may queue the TX work, so
-	 * stop the work, then the timers, then work a timer queued.
+	 * stop the work, then the timers, then work a timer queued. The TX
+	 * tasklet is only scheduled by packets still holding a reference
+	 * (srnic_xmit.c): it can only be pending now, not scheduled again.
 	 */
+	tasklet_kill(&qp->tx_tasklet);
 	cancel_work_sync(&qp->tx_work);
 	del_timer_sync(&qp->retrans_timer);
 	del_timer_sync(&qp->rnr_timer);

@@ -22,6 +22,7 @@
 
 #include <linux/hrtimer.h>
 #include <linux/in6.h>
+#include <linux/interrupt.h>
 #include <linux/refcount.h>
 #include <linux/timer.h>
 #include <linux/workqueue.h>
@@ -196,12 +197,14 @@ struct srnic_qp {
 		u32		retry_left;
 		u32		rnr_retry_left;
 		bool		need_retry;	/* rewind to @oldest and resend */
+		u8		retx_cause;	/* why: enum srnic_retx_cause */
+		bool		gap_valid;	/* @gap_psn is set */
+		u32		gap_psn;	/* READ gap asked for (once) */
 		bool		rnr_wait;	/* stopped until the RNR timer */
 		bool		stopped;	/* fatal error: no more transmit */
 		unsigned long	timeout_jiffies;
 		u32		msn;		/* last MSN seen in an ACK */
 		u32		since_ackreq;	/* packets sent without AckReq */
-		u8		retry_cause;	/* enum srnic_retx_cause of @need_retry */
 		u64		retransmits;	/* WQEs sent again (go-back-N) */
 	} req;
 	struct timer_list	retrans_timer;
@@ -257,12 +260,15 @@ struct srnic_qp {
 
 	struct work_struct	tx_work;	/* the QP's transmit side */
 	unsigned long		tx_flags;	/* SRNIC_TX_* bits */
+	atomic_t		tx_skbs;	/* in the stack (srnic_xmit.c) */
+	struct tasklet_struct	tx_tasklet;	/* kick at the low mark */
 };
 
 /* qp->tx_flags */
 enum {
 	SRNIC_TX_RUNNING,	/* tx body is running somewhere */
 	SRNIC_TX_AGAIN,		/* run it once more when it finishes */
+	SRNIC_TX_BLOCKED,	/* stopped by srnic_xmit_full(): kick at low mark */
 };
 
 static inline bool srnic_wr_is_atomic(u32 opcode)
@@ -377,6 +383,7 @@ struct sk_buff *srnic_xmit_alloc(unsigned int hdr_len, unsigned int room);
 int srnic_xmit(struct srnic_dev *sdev, struct srnic_qp *qp,
 	       const struct srnic_av *av, u16 sport, u8 tclass,
 	       struct sk_buff *skb, unsigned int pad);
+bool srnic_xmit_full(struct srnic_qp *qp);
 
 /* srnic_cnp.c: DCQCN per QP */
 void srnic_dcqcn_tx(struct srnic_qp *qp, u32 bytes);

@@ -429,12 +429,18 @@ static void srnic_req_local_op(struct srnic_qp *qp, struct srnic_send_wqe *wqe)
 	wqe->state = SRNIC_WQE_DONE;
 }
 
-/* Outgoing packet and its path, handed from the builder to srnic_xmit(). */
+/*
+ * Outgoing packet and its path, handed from the builder to srnic_xmit();
+ * without a packet, @fatal: move the QP to the error state, @again: run
+ * the TX side again later (out of memory).
+ */
 struct srnic_req_pkt {
 	struct sk_buff		*skb;
 	unsigned int		pad;
 	const struct srnic_av	*av;
 	struct srnic_av		ud_av;
+	bool			fatal;
+	bool			again;
 };
 
 /* Burst of the pacer: a few MTU-sized packets. */
@@ -504,10 +510,19 @@ static enum hrtimer_restart srnic_req_pace_timer(struct hrtimer *t)
 	return HRTIMER_NORESTART;
 }
 
+/* Backpressure released (srnic_xmit.c): send on, in softirq. */
+static void srnic_req_tx_tasklet(struct tasklet_struct *t)
+{
+	struct srnic_qp *qp = from_tasklet(qp, t, tx_tasklet);
+
+	srnic_req_kick_now(qp);
+}
+
 void srnic_req_init(struct srnic_qp *qp)
 {
 	hrtimer_init(&qp->pace.timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL);
 	qp->pace.timer.function = srnic_req_pace_timer;
+	tasklet_setup(&qp->tx_tasklet, srnic_req_tx_tasklet);
 }
 
 /*
@@ -764,8 +779,10 @@ static void srnic_req_rewind(struct srnic_qp *qp)
 		}
 	}
 	trace_srnic_retransmit(qp->sdev->ib_dev.index, srnic_qpn(qp),
-			       qp->req.psn, qp->req.retry_cause);
+			       qp->req.psn, qp->req.retx_cause);
 }
+
+static void srnic_req_flush_locked(struct srnic_qp *qp);
 
 /*
  * Build the next packet to send, or return NULL. Advances @cur past WQEs
@@ -779,6 +796,11 @@ static struct sk_buff *srnic_req_next(struct srnic_qp *qp,
 	bool rc = qp->ibqp.qp_type == IB_QPT_RC;
 
 	lockdep_assert_held(&qp->req_lock);
+	if (state == IB_QPS_ERR) {
+		/* WQEs posted in the error state are flushed (IBA 10.8.3.2). */
+		srnic_req_flush_locked(qp);
+		return NULL;
+	}
 	if (state != IB_QPS_RTS && state != IB_QPS_SQD)
 		return NULL;
 	if (qp->req.stopped || qp->req.rnr_wait)
@@ -806,15 +828,32 @@ static struct sk_buff *srnic_req_next(struct srnic_qp *qp,
 			srnic_req_local_op(qp, wqe);
 			continue;
 		}
+		/* Local backpressure: see srnic_xmit.c. */
+		if (srnic_xmit_full(qp))
+			return NULL;
 		ret = srnic_req_build(qp, wqe, pkt);
 		if (ret == 0)
 			return NULL;
+		if (ret == -ENOMEM) {
+			/* Nothing changed: try again from the work item. */
+			pkt->again = true;
+			return NULL;
+		}
 		if (ret < 0) {
+			/*
+			 * A WQE that cannot be sent (its local key or range is
+			 * bad: IBA 10.7.3.1 local protection error) completes
+			 * with that status and takes the QP to the error
+			 * state, which flushes the rest (o10-2.1). It moves
+			 * past @cur so that it retires.
+			 */
 			wqe->status = ret == -EACCES ? IB_WC_LOC_PROT_ERR :
-				      ret == -ENOMEM ? IB_WC_LOC_QP_OP_ERR :
-						       IB_WC_LOC_LEN_ERR;
+				      ret == -EMSGSIZE ? IB_WC_LOC_LEN_ERR :
+							 IB_WC_LOC_QP_OP_ERR;
 			wqe->state = SRNIC_WQE_DONE;
-			qp->req.stopped = ret != -ENOMEM;
+			qp->req.cur = (qp->req.cur + 1) & mask;
+			qp->req.stopped = true;
+			pkt->fatal = true;
 			return NULL;
 		}
 		/*
@@ -852,6 +891,8 @@ static bool srnic_req_tx(struct srnic_qp *qp)
 	srnic_resp_tx(qp);
 
 	for (budget = SRNIC_TX_BUDGET; budget; budget--) {
+		pkt.fatal = false;
+		pkt.again = false;
 		spin_lock_bh(&qp->req_lock);
 		skb = srnic_req_next(qp, &pkt);
 		/*
@@ -865,8 +906,11 @@ static bool srnic_req_tx(struct srnic_qp *qp)
 			srnic_req_arm_timer(qp);
 		srnic_comp_retire(qp);
 		spin_unlock_bh(&qp->req_lock);
-		if (!skb)
-			return false;
+		if (!skb) {
+			if (pkt.fatal)
+				srnic_qp_error(qp);
+			return pkt.again;
+		}
 		srnic_xmit(qp->sdev, qp, pkt.av, qp->src_port, pkt.av->tclass,
 			   skb, pkt.pad);
 	}
@@ -987,7 +1031,9 @@ void srnic_req_retrans_timer(struct timer_list *t)
 	}
 	qp->req.retry_left--;
 	qp->req.need_retry = true;
-	qp->req.retry_cause = SRNIC_RETX_TIMEOUT;
+	qp->req.retx_cause = SRNIC_RETX_TIMEOUT;
+	/* A READ gap asked for once may be asked for again. */
+	qp->req.gap_valid = false;
 	spin_unlock_bh(&qp->req_lock);
 	srnic_req_kick_now(qp);
 }
@@ -999,18 +1045,18 @@ void srnic_req_rnr_timer(struct timer_list *t)
 	spin_lock_bh(&qp->req_lock);
 	qp->req.rnr_wait = false;
 	qp->req.need_retry = true;
-	qp->req.retry_cause = SRNIC_RETX_RNR_NAK;
+	qp->req.retx_cause = SRNIC_RETX_RNR_NAK;
 	spin_unlock_bh(&qp->req_lock);
 	srnic_req_kick_now(qp);
 }
 
 /* Complete every WQE still in the send queue with IB_WC_WR_FLUSH_ERR. */
-void srnic_req_flush(struct srnic_qp *qp)
+static void srnic_req_flush_locked(struct srnic_qp *qp)
 {
 	u32 mask = qp->sq.index_mask;
 	u32 i;
 
-	spin_lock_bh(&qp->req_lock);
+	lockdep_assert_held(&qp->req_lock);
 	srnic_req_fetch(qp);
 	for (i = qp->req.oldest; i != qp->req.fetch; i = (i + 1) & mask) {
 		struct srnic_send_wqe *wqe = srnic_swqe(qp, i);
@@ -1023,6 +1069,12 @@ void srnic_req_flush(struct srnic_qp *qp)
 	qp->req.cur = qp->req.fetch;
 	qp->req.stopped = true;
 	srnic_comp_retire(qp);
+}
+
+void srnic_req_flush(struct srnic_qp *qp)
+{
+	spin_lock_bh(&qp->req_lock);
+	srnic_req_flush_locked(qp);
 	spin_unlock_bh(&qp->req_lock);
 	del_timer(&qp->retrans_timer);
 	del_timer(&qp->rnr_timer);

@@ -406,6 +406,24 @@ static int srnic_resp_atomic(struct srnic_qp *qp, struct srnic_pkt *pkt)
 	return 0;
 }
 
+/*
+ * Will the responses of replay entry @i from byte @off leave anyway, queued
+ * at or after the one being sent? (With @tx_busy and @rd_next == @tx_head
+ * every entry is queued.)
+ */
+static bool srnic_resp_rd_queued(struct srnic_qp *qp, u32 i, u32 off)
+{
+	u32 n = qp->resp.rd_count;
+	u32 pending = (qp->resp.rd_next + n - qp->resp.tx_head) % n ?: n;
+	u32 d = (i + n - qp->resp.tx_head) % n;
+
+	if (!qp->resp.tx_busy)
+		return false;
+	if (d == 0)
+		return off >= qp->resp.tx_sent;
+	return d < pending;
+}
+
 /* Requests below the expected PSN (IBA 9.7.5.1.2 duplicate requests). */
 static void srnic_resp_duplicate(struct srnic_qp *qp, struct srnic_pkt *pkt)
 {
@@ -448,6 +466,14 @@ static void srnic_resp_duplicate(struct srnic_qp *qp, struct srnic_pkt *pkt)
 			    srnic_reth_rkey(pkt->reth) != rd->rkey)
 				return;
 		}
+		/*
+		 * Going back, the requester asks again for every READ after
+		 * the one it resumes (go-back-N): restarting the replay at
+		 * each in turn cut the earlier ones short, and only the last
+		 * was ever answered. One still to be sent needs nothing.
+		 */
+		if (srnic_resp_rd_queued(qp, i, off))
+			return;
 		qp->resp.tx_busy = true;
 		qp->resp.tx_head = i;
 		qp->resp.tx_sent = off;
@@ -689,6 +715,9 @@ void srnic_resp_tx(struct srnic_qp *qp)
 		unsigned int pad = 0;
 		bool done = false;
 
+		/* Local backpressure: kicked again from srnic_xmit.c. */
+		if (srnic_xmit_full(qp))
+			return;
 		spin_lock_bh(&qp->resp_lock);
 		if (!qp->resp.tx_busy) {
 			if (qp->resp.ack_deferred) {

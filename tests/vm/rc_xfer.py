@@ -15,7 +15,9 @@
 #          --msg sized messages, --depth of them in flight); the server then
 #          compares R1 with A byte for byte (it regenerates A from the seed)
 #   read   RDMA READs the server's random region R2 (data B) and compares it
-#          with B, then READs R1 back and compares it with A
+#          with B
+#   readback  (with write and read) READs R1 back and compares it with A
+# --ops picks them (default write,read,readback).
 # Every work completion must be IBV_WC_SUCCESS. Each transfer prints its
 # goodput ("info xfer ...").
 #
@@ -27,11 +29,17 @@
 # IBV_WC_WR_FLUSH_ERR, that the QP went to the error state, and prints the
 # time from the cut to the failure ("info gone ... elapsed=S").
 #
+# --bad-wqe lkey|range (local protection error): one WRITE completes, then
+# a WRITE whose SGE has a bad lkey (lkey) or runs past the end of its MR
+# (range: the first packets are in bounds, so it fails part way) is posted
+# with a good WRITE behind it. Like hardware, the bad one must complete with
+# IBV_WC_LOC_PROT_ERR, the one behind with IBV_WC_WR_FLUSH_ERR, and the QP
+# must be in the error state; all within --op-timeout.
+#
 # Output: one line per check, "ok NAME" or "not ok NAME: reason", plus "info"
 # lines; exit status 0 when every check passed, 1 otherwise, 2 on a crash.
 import argparse
 import json
-import os
 import random
 import socket
 import sys
@@ -271,7 +279,7 @@ def xfer(end, line, peer, rnd, tag):
             bad(f"{name}: READ data", f"{n} bad bytes, first at {first}")
             return False
         ok(f"{name}: RDMA READ {size} B, data verified")
-        if "write" in ARGS.ops:
+        if "readback" in ARGS.ops and "write" in ARGS.ops:
             end.mr.write(bytes(size), size, size)
             secs, err = run_ops(end, e.IBV_WR_RDMA_READ, size, 0, peer, msg,
                                 "read-back")
@@ -362,6 +370,53 @@ def gone(end, peer):
         bad("QP in the error state", f"state {state}")
 
 
+def poll_n(end, n, timeout):
+    """Up to n completions within timeout seconds."""
+    got = []
+    deadline = time.monotonic() + timeout
+    while len(got) < n and time.monotonic() < deadline:
+        _, wcs = end.cq.poll(n - len(got))
+        got += wcs
+    return got
+
+
+def bad_wqe(end, peer, kind):
+    msg = ARGS.msg
+    name = f"{ARGS.tag}bad WQE ({kind})"
+
+    def write(wr_id, addr, length, lkey):
+        wr = SendWR(wr_id=wr_id, opcode=e.IBV_WR_RDMA_WRITE, num_sge=1,
+                    sg=[SGE(addr, length, lkey)])
+        wr.set_wr_rdma(peer["rkey"], peer["addr"])
+        end.qp.post_send(wr)
+
+    write(1, end.mr.buf, msg, end.mr.lkey)
+    wcs = poll_n(end, 1, ARGS.op_timeout)
+    if len(wcs) != 1 or wcs[0].status != e.IBV_WC_SUCCESS:
+        bad(f"{name}: a good WRITE first", "no success completion")
+        return
+    if kind == "lkey":
+        write(2, end.mr.buf, msg, end.mr.lkey ^ 0xff)
+    else:
+        # from 4 KiB before the end of the MR, 8 KiB long
+        write(2, end.mr.buf + 2 * end.size - 4096, 8192, end.mr.lkey)
+    write(3, end.mr.buf, msg, end.mr.lkey)
+    wcs = poll_n(end, 2, ARGS.op_timeout)
+    got = [(wc.wr_id, status_name(wc.status)) for wc in wcs]
+    want = [(2, "IBV_WC_LOC_PROT_ERR"), (3, "IBV_WC_WR_FLUSH_ERR")]
+    if got == want:
+        ok(f"{name}: completes with IBV_WC_LOC_PROT_ERR, the next WQE "
+           f"flushed")
+    else:
+        bad(f"{name}: completes with IBV_WC_LOC_PROT_ERR, the next WQE "
+            f"flushed", f"got {got} in {ARGS.op_timeout} s, want {want}")
+    state = end.qp_state()
+    if state == e.IBV_QPS_ERR:
+        ok(f"{name}: QP in the error state")
+    else:
+        bad(f"{name}: QP in the error state", f"state {state}")
+
+
 def client(args):
     sock = socket.create_connection((args.server, args.port), timeout=30)
     sock.settimeout(None)
@@ -371,6 +426,11 @@ def client(args):
     peer = line.recv()
     end.to_rts(peer, args.timeout, args.retry)
     line.recv()			# the server is in RTS
+    if args.bad_wqe:
+        bad_wqe(end, peer, args.bad_wqe)
+        line.send({"cmd": "bye"})
+        line.recv()
+        return
     for rnd in range(args.rounds):
         if not xfer(end, line, peer, rnd, args.tag):
             break
@@ -394,7 +454,7 @@ def main():
     p.add_argument("--msg", type=int, default=65536)
     p.add_argument("--depth", type=int, default=16)
     p.add_argument("--rounds", type=int, default=1)
-    p.add_argument("--ops", default="write,read")
+    p.add_argument("--ops", default="write,read,readback")
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--timeout", type=int, default=14, help="QP timeout")
     p.add_argument("--retry", type=int, default=7, help="QP retry_cnt")
@@ -402,7 +462,9 @@ def main():
     p.add_argument("--gone-file")
     p.add_argument("--gone-max", type=float, default=10.0)
     p.add_argument("--tag", default="")
+    p.add_argument("--bad-wqe", choices=["lkey", "range"])
     ARGS = p.parse_args()
+    ARGS.ops = set(ARGS.ops.split(","))
     if ARGS.size % ARGS.msg:
         p.error("--size must be a multiple of --msg")
     if not ARGS.ip:
