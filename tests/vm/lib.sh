@@ -47,6 +47,23 @@
 #   roce_gid_index DEV IP         print the index of DEV's RoCEv2 GID holding
 #                                 IP: an IPv4 address (GID ::ffff:a.b.c.d) or
 #                                 an IPv6 one (any notation); fail if none (yet)
+#   counter DEV NAME              print hw counter NAME of DEV's port 1
+#   srnic_pair_up [MODULE...]     modprobe veth, srnic's dependencies and
+#                                 MODULEs; insmod $KO; netns_pair_setup;
+#                                 srnic0 on vethA (nsA), srnic1 on vethB (nsB);
+#                                 G0, G1 = their IPv4 RoCEv2 GID indexes, and
+#                                 the check "IPv4 RoCEv2 GIDs present". Exits
+#                                 the script if a step before the GIDs fails.
+#   pair NAME SRV... -- CLI...    SRV in nsA in the background (timeout
+#                                 $PAIR_SERVER_SECS, default 45), once
+#                                 $PAIR_READY (a command for settle, default
+#                                 pair_tcp_listening) succeeds CLI in nsB
+#                                 (timeout $PAIR_CLIENT_SECS, default 40);
+#                                 PASS NAME iff both exit 0, else FAIL with the
+#                                 client's output
+#   pair_tcp_listening            a TCP socket LISTENs on 18515 (pingpong,
+#                                 perftest) in nsA
+#   pair_cm_listening             an rdma_cm id is in state LISTEN
 #
 # Networks (10.99.0.0/24 only ever exists on veths inside the guest)
 #   veth_pair_setup     root netns:  vethA 10.99.0.1/24 <-> vethB 10.99.0.2/24
@@ -394,4 +411,51 @@ roce_gid_index() {
 		return 0
 	done
 	return 1
+}
+
+# ------------------------------------------------------------------ srnic pair
+
+counter() { cat /sys/class/infiniband/"$1"/ports/1/hw_counters/"$2"; }
+
+srnic_pair_up() {
+	modprobe -a veth ib_uverbs rdma_ucm udp_tunnel ip6_udp_tunnel "$@"
+	insmod "$KO" || exit 1
+	netns_pair_setup || exit 1
+	ip netns exec nsA rdma link add srnic0 type srnic netdev vethA || exit 1
+	ip netns exec nsB rdma link add srnic1 type srnic netdev vethB || exit 1
+	G0=$(settle roce_gid_index srnic0 10.99.0.1)
+	G1=$(settle roce_gid_index srnic1 10.99.0.2)
+	t_check "IPv4 RoCEv2 GIDs present" test -n "$G0" -a -n "$G1"
+}
+
+# 18515 = 0x4853, over IPv4 or IPv6
+pair_tcp_listening() {
+	ip netns exec nsA grep -qiE ':4853 0+:0000 0A' /proc/net/tcp /proc/net/tcp6
+}
+pair_cm_listening() { rdma res show cm_id | grep -q 'state LISTEN'; }
+
+PAIR_SERVER_SECS=45
+PAIR_CLIENT_SECS=40
+PAIR_READY=pair_tcp_listening
+
+pair() {
+	local name=$1 srv=() cli=() pid rc_c rc_s out
+	shift
+	while [ "$1" != -- ]; do srv+=("$1"); shift; done
+	shift
+	cli=("$@")
+	out=$(mktemp)
+	bg_start pid timeout --kill-after=5 "$PAIR_SERVER_SECS" ip netns exec nsA "${srv[@]}"
+	settle "$PAIR_READY"
+	with_timeout "$PAIR_CLIENT_SECS" ip netns exec nsB "${cli[@]}" >"$out" 2>&1
+	rc_c=$?
+	wait "$pid"
+	rc_s=$?
+	if [ "$rc_c" -eq 0 ] && [ "$rc_s" -eq 0 ]; then
+		t_ok "$name"
+	else
+		sed 's/^/  | /' "$out"
+		t_fail "$name" "client exit $rc_c, server exit $rc_s"
+	fi
+	rm -f "$out"
 }

@@ -25,7 +25,6 @@ REPO=$PWD
 KO=${SRNIC_KO:-$REPO/srnic.ko}
 [ -f "$KO" ] || { echo "$KO missing: run make module first"; exit 1; }
 
-counter() { cat /sys/class/infiniband/"$1"/ports/1/hw_counters/"$2"; }
 no_warnings() { ! dmesg | grep -E 'WARNING|BUG:|Oops|Call Trace'; }
 # snmp NS FILE FIELD: a counter of /proc/net/snmp or snmp6 in netns NS
 snmp() {
@@ -68,34 +67,8 @@ t_eq "srnic0's GID #$G0 is RoCE v2" \
 t_eq "srnic0's GID #$G0 is on vethA" \
 	"$(cat /sys/class/infiniband/srnic0/ports/1/gid_attrs/ndevs/"${G0:-0}")" vethA
 
-# The server listens when its TCP socket (pingpong, perftest: 18515 =
-# 0x4853) or its rdma_cm id (rping) appears.
-tcp_listening() { ip netns exec nsA grep -qiE ':4853 0+:0000 0A' /proc/net/tcp /proc/net/tcp6; }
-cm_listening() { rdma res show cm_id | grep -q 'state LISTEN'; }
-wait_server=tcp_listening
-
-# pair NAME SERVER_CMD -- CLIENT_CMD: server in nsA, client in nsB.
-pair() {
-	local name=$1 srv=() cli=() pid rc_c rc_s out
-	shift
-	while [ "$1" != -- ]; do srv+=("$1"); shift; done
-	shift
-	cli=("$@")
-	out=$(mktemp)
-	bg_start pid timeout --kill-after=5 60 ip netns exec nsA "${srv[@]}"
-	settle "$wait_server"
-	with_timeout 55 ip netns exec nsB "${cli[@]}" >"$out" 2>&1
-	rc_c=$?
-	wait "$pid"
-	rc_s=$?
-	if [ "$rc_c" -eq 0 ] && [ "$rc_s" -eq 0 ]; then
-		t_ok "$name"
-	else
-		sed 's/^/  | /' "$out"
-		t_fail "$name" "client exit $rc_c, server exit $rc_s"
-	fi
-	rm -f "$out"
-}
+PAIR_SERVER_SECS=60
+PAIR_CLIENT_SECS=55
 
 rx0=$(counter srnic0 rcvd_pkts)
 tx0=$(counter srnic1 sent_pkts)
@@ -121,11 +94,11 @@ for ts in ib_write_bw:4096 ib_write_bw:1048576 ib_read_bw:4096 ib_read_bw:65536;
 		"$t" -d srnic1 -x "$G1" -s "$s" -n "$n" -F 10.99.0.1
 done
 
-wait_server=cm_listening
+PAIR_READY=pair_cm_listening
 pair "rping (RDMA-CM) to fd99::1, 100 x 1 KiB, data verified" \
 	rping -s -a fd99::1 -C 100 -S 1024 -V -- \
 	rping -c -a fd99::1 -C 100 -S 1024 -V
-wait_server=tcp_listening
+PAIR_READY=pair_tcp_listening
 
 rx=$(( $(counter srnic0 rcvd_pkts) - rx0 ))
 tx=$(( $(counter srnic1 sent_pkts) - tx0 ))
