@@ -18,45 +18,7 @@ cd "$(dirname "$0")/../.."
 KO=$PWD/srnic.ko
 [ -f "$KO" ] || { echo "srnic.ko missing: run make module first"; exit 1; }
 
-modprobe -a veth ib_uverbs rdma_ucm udp_tunnel ip6_udp_tunnel
-insmod "$KO" || exit 1
-netns_pair_setup || exit 1
-ip netns exec nsA rdma link add srnic0 type srnic netdev vethA || exit 1
-ip netns exec nsB rdma link add srnic1 type srnic netdev vethB || exit 1
-
-G0=$(settle roce_gid_index srnic0 10.99.0.1)
-G1=$(settle roce_gid_index srnic1 10.99.0.2)
-t_check "IPv4 RoCEv2 GIDs present" test -n "$G0" -a -n "$G1"
-counter() { cat /sys/class/infiniband/"$1"/ports/1/hw_counters/"$2"; }
-
-# The server listens when its TCP socket (pingpong, perftest: 18515 =
-# 0x4853) or its rdma_cm id (RDMA-CM tools) appears.
-tcp_listening() { ip netns exec nsA grep -qi ':4853 00000000:0000 0A' /proc/net/tcp; }
-cm_listening() { rdma res show cm_id | grep -q 'state LISTEN'; }
-wait_server=tcp_listening
-
-# pair NAME SERVER_CMD -- CLIENT_CMD: server in nsA, client in nsB.
-pair() {
-	local name=$1 srv=() cli=() pid rc_c rc_s out
-	shift
-	while [ "$1" != -- ]; do srv+=("$1"); shift; done
-	shift
-	cli=("$@")
-	out=$(mktemp)
-	bg_start pid timeout --kill-after=5 45 ip netns exec nsA "${srv[@]}"
-	settle "$wait_server"
-	with_timeout 40 ip netns exec nsB "${cli[@]}" >"$out" 2>&1
-	rc_c=$?
-	wait "$pid"
-	rc_s=$?
-	if [ "$rc_c" -eq 0 ] && [ "$rc_s" -eq 0 ]; then
-		t_ok "$name"
-	else
-		sed 's/^/  | /' "$out"
-		t_fail "$name" "client exit $rc_c, server exit $rc_s"
-	fi
-	rm -f "$out"
-}
+srnic_pair_up
 
 tx0=$(counter srnic1 sent_pkts)
 pair "ibv_rc_pingpong 4 KiB x 200, data checked" \
@@ -102,7 +64,7 @@ for t in ib_write_lat ib_read_lat ib_send_lat ib_atomic_lat; do
 done
 
 # RDMA-CM: connection management MADs over the GSI QP (QP1), then RC.
-wait_server=cm_listening
+PAIR_READY=pair_cm_listening
 pair "rping (RDMA-CM), 100 x 1 KiB, data verified" \
 	rping -s -a 10.99.0.1 -C 100 -S 1024 -V -- \
 	rping -c -a 10.99.0.1 -C 100 -S 1024 -V
@@ -115,7 +77,7 @@ pair "udaddy (RDMA-CM UD)" \
 pair "rdma_server / rdma_client" \
 	rdma_server -s 10.99.0.1 -- \
 	rdma_client -s 10.99.0.1
-wait_server=tcp_listening
+PAIR_READY=pair_tcp_listening
 
 t_eq "no ICRC errors" "$(counter srnic0 rcvd_icrc_err)$(counter srnic1 rcvd_icrc_err)" "00"
 t_check "no kernel warnings" bash -c "! dmesg | grep -E '^(\[[ 0-9.]+\] )?(WARNING|BUG|Oops|general protection)'"
