@@ -30,15 +30,7 @@ cd "$(dirname "$0")/../.."
 KO=$PWD/srnic.ko
 [ -f "$KO" ] || { echo "srnic.ko missing: run make module first"; exit 1; }
 
-modprobe -a veth ib_uverbs rdma_ucm udp_tunnel ip6_udp_tunnel sch_netem
-insmod "$KO" || exit 1
-netns_pair_setup || exit 1
-ip netns exec nsA rdma link add srnic0 type srnic netdev vethA || exit 1
-ip netns exec nsB rdma link add srnic1 type srnic netdev vethB || exit 1
-
-G0=$(settle roce_gid_index srnic0 10.99.0.1)
-G1=$(settle roce_gid_index srnic1 10.99.0.2)
-t_check "IPv4 RoCEv2 GIDs present" test -n "$G0" -a -n "$G1"
+srnic_pair_up sch_netem
 
 W=$(mktemp -d)
 T=/sys/kernel/tracing
@@ -46,7 +38,6 @@ mountpoint -q "$T" || mount -t tracefs nodev "$T"
 EVENTS="srnic_pkt_tx srnic_pkt_rx srnic_retransmit srnic_nak srnic_cnp
 srnic_rate srnic_qp_state srnic_wqe_post srnic_wqe_done"
 
-counter() { cat /sys/class/infiniband/"$1"/ports/1/hw_counters/"$2"; }
 # snap NAME: remember every counter of both devices as NAME[dev.counter]
 snap() {
 	local -n _s=$1
@@ -98,30 +89,9 @@ trace_stop() {
 }
 nev() { grep -c " $2: " "$1"; }
 
-tcp_listening() { ip netns exec nsA grep -qi ':4853 00000000:0000 0A' /proc/net/tcp; }
-
-# pair NAME SERVER_CMD -- CLIENT_CMD: server in nsA, client in nsB.
-pair() {
-	local name=$1 srv=() cli=() pid rc_c rc_s out
-	shift
-	while [ "$1" != -- ]; do srv+=("$1"); shift; done
-	shift
-	cli=("$@")
-	out=$(mktemp)
-	bg_start pid timeout --kill-after=5 90 ip netns exec nsA "${srv[@]}"
-	settle tcp_listening
-	with_timeout 80 ip netns exec nsB "${cli[@]}" >"$out" 2>&1
-	rc_c=$?
-	wait "$pid"
-	rc_s=$?
-	if [ "$rc_c" -eq 0 ] && [ "$rc_s" -eq 0 ]; then
-		t_ok "$name"
-	else
-		sed 's/^/  | /' "$out"
-		t_fail "$name" "client exit $rc_c, server exit $rc_s"
-	fi
-	rm -f "$out"
-}
+# pair (lib.sh): slower tools here (every event traced, netem loss)
+PAIR_SERVER_SECS=90
+PAIR_CLIENT_SECS=80
 
 # --------------------------------------------------- 1. the tracepoints
 echo "== part 1 at ${SECONDS}s"
@@ -354,7 +324,7 @@ trace_start srnic_retransmit srnic_nak
 # A live QP under loss: its drv_retransmits attribute moves.
 bg_start spid timeout --kill-after=5 90 ip netns exec nsA \
 	ib_write_bw -d srnic0 -x "$G0" -s 65536 -D 8 -F
-settle tcp_listening
+settle pair_tcp_listening
 bg_start cpid timeout --kill-after=5 90 ip netns exec nsB \
 	ib_write_bw -d srnic1 -x "$G1" -s 65536 -D 8 -F 10.99.0.1
 # the client's RC QP, from the text output (cheap enough to poll often)
