@@ -54,15 +54,7 @@ MIN_PCT=40
 [ -f "$KO" ] || { echo "$KO missing: run make module first"; exit 1; }
 
 dmesg -C
-modprobe -a veth ib_uverbs rdma_ucm udp_tunnel ip6_udp_tunnel sch_netem sch_htb
-insmod "$KO" || exit 1
-netns_pair_setup || exit 1
-ip netns exec nsA rdma link add srnic0 type srnic netdev vethA || exit 1
-ip netns exec nsB rdma link add srnic1 type srnic netdev vethB || exit 1
-
-G0=$(settle roce_gid_index srnic0 10.99.0.1)
-G1=$(settle roce_gid_index srnic1 10.99.0.2)
-t_check "IPv4 RoCEv2 GIDs present" test -n "$G0" -a -n "$G1"
+srnic_pair_up sch_netem sch_htb
 
 # ------------------------------------------------------------ counters
 
@@ -70,7 +62,6 @@ CNTS="retransmits local_ack_timeout_err rcvd_seq_err send_seq_err
 duplicate_request out_of_seq_request rcvd_icrc_err retry_exceeded_err
 rcvd_no_qp send_no_route send_err sent_pkts read_gap_retries"
 declare -A C0
-counter() { cat /sys/class/infiniband/"$1"/ports/1/hw_counters/"$2"; }
 # snap: remember every counter of both devices
 snap() {
 	local d c
