@@ -32,7 +32,6 @@ KO=${SRNIC_KO:-$REPO/srnic.ko}
 BIN=/tmp/mcast_verbs
 [ -f "$KO" ] || { echo "$KO missing: run make module first"; exit 1; }
 
-counter() { cat /sys/class/infiniband/"$1"/ports/1/hw_counters/"$2"; }
 no_warnings() { ! dmesg | grep -E 'WARNING|BUG:|Oops|Call Trace'; }
 
 dmesg -C
