@@ -15,6 +15,14 @@
 #   t_eq NAME GOT WANT            PASS if the two strings are equal
 #   t_summary                     prints "N passed, N failed"; returns 1 if any
 #                                 check failed
+#   t_from_output PROG RC OUT [GLOB]
+#                                 the checks a guest program PROG reported in
+#                                 its output OUT: "ok NAME" PASS, "not ok
+#                                 NAME: WHY" FAIL (lines matching GLOB are
+#                                 echoed); then "PROG ran to the end (exit
+#                                 status)" (RC is 0, else OUT's last 30 lines)
+#                                 and "PROG printed its done line" (one line
+#                                 "${PROG%.py}: done")
 # Each check prints one line, "PASS: NAME" or "FAIL: NAME: details", and
 # appends it to "$T_RESULTS" if that is set (so the host can aggregate).
 # On failure t_check/t_expect_fail first print the command's output, indented
@@ -181,6 +189,25 @@ t_eq() {
 t_summary() {
 	echo "$T_PASS passed, $T_FAIL failed"
 	[ "$T_FAIL" -eq 0 ]
+}
+
+# shellcheck disable=SC2053 # GLOB is a pattern
+t_from_output() {
+	local prog=$1 rc=$2 out=$3 glob=${4:-} line name
+	while IFS= read -r line; do
+		case $line in
+		"ok "*) t_ok "${line#ok }" ;;
+		"not ok "*)
+			name=${line#not ok }
+			t_fail "${name%%: *}" "${name#*: }"
+			;;
+		*) [ -n "$glob" ] && [[ $line == $glob ]] && echo "$line" ;;
+		esac
+	done <<<"$out"
+	if ! t_eq "$prog ran to the end (exit status)" "$rc" 0; then
+		printf '%s\n' "$out" | tail -n 30 | sed 's/^/  | /'
+	fi
+	t_eq "$prog printed its done line" "$(grep -c "^${prog%.py}: done" <<<"$out")" 1
 }
 
 # ------------------------------------------------------------------ processes

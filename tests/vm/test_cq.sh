@@ -54,20 +54,7 @@ t_check "uverbs device of $DEV present" \
 # --- the pyverbs checks ----------------------------------------------------
 out=$(with_timeout 300 "$PY" tests/vm/pyverbs_cq.py "$DEV" 2>&1)
 rc=$?
-while IFS= read -r line; do
-	case $line in
-	"ok "*) t_ok "${line#ok }" ;;
-	"not ok "*)
-		name=${line#not ok }
-		t_fail "${name%%: *}" "${name#*: }"
-		;;
-	esac
-done <<<"$out"
-if ! t_eq "pyverbs_cq.py ran to the end (exit status)" "$rc" 0; then
-	printf '%s\n' "$out" | tail -n 30 | sed 's/^/  | /'
-fi
-done_line=$(grep -c '^pyverbs_cq: done' <<<"$out")
-t_eq "pyverbs_cq.py printed its done line" "$done_line" 1
+t_from_output pyverbs_cq.py "$rc" "$out"
 
 # --- nothing left behind ---------------------------------------------------
 t_eq "no user CQ left once the process exited" "$(user_cqs)" 0

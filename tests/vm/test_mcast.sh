@@ -69,21 +69,7 @@ norecv0=$(counter srnic0 rcvd_no_recv_wqe)
 tx0=$(counter srnic1 sent_pkts)
 out=$(with_timeout 300 ip netns exec nsA "$BIN" srnic0 vethA srnic1 "$G1" "$G1v6" 2>&1)
 rc=$?
-while IFS= read -r line; do
-	case $line in
-	"ok "*) t_ok "${line#ok }" ;;
-	"not ok "*)
-		name=${line#not ok }
-		t_fail "${name%%: *}" "${name#*: }"
-		;;
-	caps:*) echo "$line" ;;
-	esac
-done <<<"$out"
-if ! t_eq "mcast_verbs ran to the end (exit status)" "$rc" 0; then
-	printf '%s\n' "$out" | tail -n 30 | sed 's/^/  | /'
-fi
-t_eq "mcast_verbs printed its done line" \
-	"$(grep -c '^mcast_verbs: done' <<<"$out")" 1
+t_from_output mcast_verbs "$rc" "$out" 'caps:*'
 bg_stop "$PCAP_PID"
 
 # On the wire: every RoCEv2 frame to a group has DestQP 0xFFFFFF and the
