@@ -23,8 +23,13 @@
 #include "srnic.h"
 #include "srnic_trace.h"
 
-/* Pacer burst while DCQCN paces a QP that had no rate limit: 4 packets. */
-#define SRNIC_DCQCN_PACE_BURST	(4 * 4096)
+/*
+ * Pacer burst while DCQCN paces a QP that had no rate limit: this many
+ * packets of the QP's path MTU. A burst is what the bottleneck queue must
+ * absorb on top of the rate; more than a few packets crosses the marking
+ * threshold of a shallow queue by itself.
+ */
+#define SRNIC_DCQCN_PACE_BURST_PKTS	4
 
 /* ------------------------------------------------------------ RP glue */
 
@@ -39,7 +44,10 @@ static void srnic_dcqcn_apply(struct srnic_qp *qp)
 		rate = user;
 	if (rate && !qp->pace.rate) {
 		if (!qp->pace.burst)
-			qp->pace.burst = SRNIC_DCQCN_PACE_BURST;
+			qp->pace.burst = SRNIC_DCQCN_PACE_BURST_PKTS *
+				(ib_mtu_enum_to_int(qp->attr.path_mtu ?:
+						    IB_MTU_256) +
+				 SRNIC_BTH_LEN);
 		qp->pace.tokens = qp->pace.burst;
 		qp->pace.last = ktime_get();
 	}

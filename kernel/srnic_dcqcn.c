@@ -45,7 +45,7 @@
 
 /*
  * Every knob: file name, range and default. Defaults are mlx5's (ANCHORS
- * §5.4) except three time constants, which mlx5 sizes for the µs round
+ * §5.4) except three time constants, the byte counter, which mlx5 sizes for the µs round
  * trips of a hardware fabric; srnic's round trips in VMs are 100-1000
  * times longer, and clamp_tgt_rate (README.md "DCQCN"):
  *   clamp_tgt_rate		0 -> 1: RT = RC on every cut, as in the paper;
@@ -60,9 +60,19 @@
  *   rpg_threshold		1 -> 5 (F of the paper): with 1, hyper increase
  *				starts 2 timer periods after a cut
  *   dce_tcp_rtt			1 µs -> 1000 µs (alpha timer)
- *   rate_reduce_monitor_period	4 µs -> 2000 µs (at most one cut per
- *				feedback delay: queue + RTT)
- *   rpg_time_reset		300 µs -> 1500 µs (rate increase timer)
+ *   rate_reduce_monitor_period	4 µs -> 1000 µs (about one cut per
+ *				round trip; 2000 µs let a queue overflow
+ *				before the rate came down)
+ *   rpg_time_reset		300 µs -> 10000 µs (rate increase timer):
+ *				at 1500 µs the additive increase (1 Mb/s a
+ *				step) added a third of a 40 Mb/s bottleneck
+ *				per queue-inflated round trip
+ *   rpg_byte_reset		32767 -> 1000000 bytes: at tens of Mb/s 32 KB
+ *				go by every ~15 ms, so the byte counter
+ *				passed F soon after each cut and hyper
+ *				increase overran the queue; as in the paper
+ *				(10 MB vs 55 µs at 40 Gb/s), the byte counter
+ *				now ticks far less often than the timer
  * Ranges are what the arithmetic below accepts.
  */
 /* sized by the initializers: the extern in srnic_dcqcn.h checks the count */
@@ -79,18 +89,18 @@ const struct srnic_dcqcn_knob srnic_dcqcn_knobs[] = {
 	RP(dce_tcp_rtt, SRNIC_RP_DCE_TCP_RTT, 1, 1000000, 1000),
 	RP(initial_alpha_value, SRNIC_RP_INITIAL_ALPHA_VALUE, 0, 1023, 1023),
 	RP(rate_reduce_monitor_period, SRNIC_RP_RATE_REDUCE_MONITOR_PERIOD,
-	   0, 1000000, 2000),
+	   0, 1000000, 1000),
 	RP(rate_to_set_on_first_cnp, SRNIC_RP_RATE_TO_SET_ON_FIRST_CNP,
 	   0, 400000, 0),
 	RP(rpg_ai_rate, SRNIC_RP_RPG_AI_RATE, 1, 400000, 1),
-	RP(rpg_byte_reset, SRNIC_RP_RPG_BYTE_RESET, 0, 1U << 30, 32767),
+	RP(rpg_byte_reset, SRNIC_RP_RPG_BYTE_RESET, 0, 1U << 30, 1000000),
 	RP(rpg_gd, SRNIC_RP_RPG_GD, 0, 15, 11),
 	RP(rpg_hai_rate, SRNIC_RP_RPG_HAI_RATE, 1, 400000, 5),
 	RP(rpg_max_rate, SRNIC_RP_RPG_MAX_RATE, 0, 400000, 0),
 	RP(rpg_min_dec_fac, SRNIC_RP_RPG_MIN_DEC_FAC, 1, 100, 50),
 	RP(rpg_min_rate, SRNIC_RP_RPG_MIN_RATE, 1, 400000, 1),
 	RP(rpg_threshold, SRNIC_RP_RPG_THRESHOLD, 1, 31, 5),
-	RP(rpg_time_reset, SRNIC_RP_RPG_TIME_RESET, 1, 10000000, 1500),
+	RP(rpg_time_reset, SRNIC_RP_RPG_TIME_RESET, 1, 10000000, 10000),
 	RP(ecn_mark, SRNIC_RP_ECN_MARK, 0, 1, 1),
 };
 

@@ -78,17 +78,17 @@ static void dcqcn_defaults(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, p.dce_tcp_g, 1019U);
 	KUNIT_EXPECT_EQ(test, p.dce_tcp_rtt, 1000U);	/* mlx5: 1 */
 	KUNIT_EXPECT_EQ(test, p.initial_alpha_value, 1023U);
-	KUNIT_EXPECT_EQ(test, p.rate_reduce_monitor_period, 2000U); /* 4 */
+	KUNIT_EXPECT_EQ(test, p.rate_reduce_monitor_period, 1000U); /* 4 */
 	KUNIT_EXPECT_EQ(test, p.rate_to_set_on_first_cnp, 0U);
 	KUNIT_EXPECT_EQ(test, p.rpg_ai_rate, 1U);	/* mlx5: 5 */
-	KUNIT_EXPECT_EQ(test, p.rpg_byte_reset, 32767U);
+	KUNIT_EXPECT_EQ(test, p.rpg_byte_reset, 1000000U); /* 32767 */
 	KUNIT_EXPECT_EQ(test, p.rpg_gd, 11U);
 	KUNIT_EXPECT_EQ(test, p.rpg_hai_rate, 5U);	/* mlx5: 50 */
 	KUNIT_EXPECT_EQ(test, p.rpg_max_rate, 0U);
 	KUNIT_EXPECT_EQ(test, p.rpg_min_dec_fac, 50U);
 	KUNIT_EXPECT_EQ(test, p.rpg_min_rate, 1U);
 	KUNIT_EXPECT_EQ(test, p.rpg_threshold, 5U);	/* mlx5: 1 */
-	KUNIT_EXPECT_EQ(test, p.rpg_time_reset, 1500U);	/* 300 */
+	KUNIT_EXPECT_EQ(test, p.rpg_time_reset, 10000U); /* 300 */
 	KUNIT_EXPECT_EQ(test, p.ecn_mark, 1U);
 	KUNIT_EXPECT_EQ(test, srnic_dcqcn_max_rate(&p),
 			MBPS(SRNIC_DCQCN_LINE_RATE_MBPS));
@@ -587,6 +587,7 @@ static void dcqcn_cnp_paces_the_qp(struct kunit *test)
 
 	dcqcn_fixture_init(test, &f, IB_QPT_RC);
 	f.sdev->dcqcn.rpg_max_rate = 1000;
+	f.qp->attr.path_mtu = IB_MTU_1024;
 	KUNIT_EXPECT_EQ(test, srnic_qp_rate(f.qp), 0ULL);
 
 	srnic_cnp_rp_rcv(f.sdev, &pkt);
@@ -594,11 +595,12 @@ static void dcqcn_cnp_paces_the_qp(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, f.qp->dcqcn.active);
 	KUNIT_EXPECT_EQ(test, srnic_qp_rate(f.qp), f.qp->dcqcn.rc);
 	KUNIT_EXPECT_LT(test, srnic_qp_rate(f.qp), MBPS(1000));
-	KUNIT_EXPECT_GT(test, f.qp->pace.burst, 0ULL);
+	/* a burst of 4 packets of the path MTU (BTH included) */
+	KUNIT_EXPECT_EQ(test, f.qp->pace.burst, 4ULL * (1024 + 12));
 
 	/* the pacer lets the burst out, then holds the QP back */
 	spin_lock_bh(&f.qp->req_lock);
-	ok = srnic_req_pace(f.qp, 4096);
+	ok = srnic_req_pace(f.qp, 1024 + 12);
 	spin_unlock_bh(&f.qp->req_lock);
 	KUNIT_EXPECT_TRUE(test, ok);
 

@@ -24,6 +24,7 @@
 #                             Sets DQ_BW[i] (MB/s of flow i per perftest,
 #                             0 if it failed), DQ_GOODPUT, DQ_JAIN, DQ_TXRATE
 #                             (mean sender rate at the router, MB/s),
+#                             DQ_EGRESS (MiB/s out of the bottleneck),
 #                             DQ_DROPS, DQ_MARKS (qdisc), DQ_RETX,
 #                             DQ_CNP_SENT, DQ_CNP_HANDLED (srnic counters),
 #                             and DQ_FAILED (flows whose perftest failed).
@@ -119,6 +120,7 @@ dq_qdisc_stat() {
 		/qdisc red/ { red = 1 }
 		red && k == "dropped" && /dropped/ {
 			sub(/.*dropped /, ""); sub(/,.*/, ""); print; exit }
+		red && k == "sent" && /Sent/ { print $2; exit }
 		red && k == "marked" && /marked/ {
 			for (i = 1; i <= NF; i++) if ($i == "marked") { print $(i + 1); exit } }'
 }
@@ -164,7 +166,7 @@ dq_sampler() {
 
 dq_run() {
 	local secs=$1 size=$2 i pids=() spid gd gs port rc b0 b1 t0 t1
-	local drops0 marks0 retx0 cnps0 cnph0
+	local drops0 marks0 retx0 cnps0 cnph0 sent0
 	gd=$(roce_gid_index srnicD 10.1.100.2)
 	drops0=$(dq_qdisc_stat dropped)
 	marks0=$(dq_qdisc_stat marked)
@@ -182,6 +184,7 @@ dq_run() {
 			/proc/net/tcp
 	done
 	b0=$(dq_router_bytes)
+	sent0=$(dq_qdisc_stat sent)
 	t0=${EPOCHREALTIME/[.,]/}
 	for i in $(seq "$DQ_N"); do
 		gs=$(roce_gid_index "srnicS$i" "10.1.$i.2")
@@ -201,6 +204,8 @@ dq_run() {
 	done
 	t1=${EPOCHREALTIME/[.,]/}
 	b1=$(dq_router_bytes)
+	DQ_EGRESS=$(awk -v b=$(($(dq_qdisc_stat sent) - sent0)) -v us=$((t1 - t0)) \
+		'BEGIN { printf "%.2f", b / us / 1.048576 }')
 	wait "$spid"
 	DQ_BW=()
 	for i in $(seq "$DQ_N"); do
@@ -227,9 +232,12 @@ dq_report() {
 	for i in $(seq "$DQ_N"); do
 		flows+=" f$i=${DQ_BW[i]}"
 	done
-	printf '%s: goodput %s MiB/s (bottleneck %s Mbit/s = %s MiB/s),%s, sender rate %s MiB/s, Jain %s, drops %s, CE marks %s, retransmits %s, CNPs sent %s handled %s, failed flows %s\n' \
+	printf '%s: goodput %s MiB/s (bottleneck %s Mbit/s = %s MiB/s),%s, sender rate %s MiB/s, bottleneck egress %s MiB/s, Jain %s, drops %s, CE marks %s, retransmits %s, CNPs sent %s handled %s, failed flows %s\n' \
 		"$1" "$DQ_GOODPUT" "$DQ_RATE" \
 		"$(awk -v r="$DQ_RATE" 'BEGIN { printf "%.2f", r * 1e6 / 8 / 1048576 }')" \
-		"$flows" "$DQ_TXRATE" "$DQ_JAIN" "$DQ_DROPS" "$DQ_MARKS" "$DQ_RETX" \
+		"$flows" "$DQ_TXRATE" "$DQ_EGRESS" "$DQ_JAIN" "$DQ_DROPS" "$DQ_MARKS" "$DQ_RETX" \
 		"$DQ_CNP_SENT" "$DQ_CNP_HANDLED" "$DQ_FAILED"
+	# RED's own breakdown (cumulative): marked, early, pdrop
+	ip netns exec nsR tc -s qdisc show dev vethRD |
+		awk '/qdisc red/ { red = 1 } red && /marked/ { print "  red:" $0; exit }'
 }

@@ -15,11 +15,15 @@
 #   - two concurrent RC flows (ib_write_bw) into the bottleneck, DCQCN off
 #     then on. With DCQCN on: both flows complete, the receiver sends CNPs
 #     (np_cnp_sent), the senders act on them (rp_cnp_handled), the senders'
-#     rate at the router falls, goodput is higher and qdisc drops and srnic
-#     retransmissions are lower than with DCQCN off, and Jain's fairness
-#     index of the two flows is high. Thresholds are generous: the guest is
-#     slow (TCG) and the host is shared. Known gap: goodput with DCQCN on
-#     is still well below the bottleneck (README.md "DCQCN").
+#     rate at the router falls, goodput is at least 40 % of what the
+#     bottleneck delivered with DCQCN off (its real capacity in the guest,
+#     below the htb rate on a loaded host; goodput with DCQCN off swings
+#     from 0.2 to 2.5 MiB/s with go-back-N's luck, so it is reported, not
+#     compared),
+#     qdisc drops are at most 10 % and srnic retransmissions at most half
+#     of DCQCN off, and Jain's fairness index of the two flows is high.
+#     Thresholds are generous: the guest is slow (TCG) and the host is
+#     shared.
 set -u
 cd "$(dirname "$0")/../.." || exit 1
 . tests/vm/lib.sh
@@ -43,12 +47,12 @@ declare -A DEF=(
 	[roce_rp/enable]=1 [roce_rp/clamp_tgt_rate]=1
 	[roce_rp/clamp_tgt_rate_after_time_inc]=1 [roce_rp/dce_tcp_g]=1019
 	[roce_rp/dce_tcp_rtt]=1000 [roce_rp/initial_alpha_value]=1023
-	[roce_rp/rate_reduce_monitor_period]=2000
+	[roce_rp/rate_reduce_monitor_period]=1000
 	[roce_rp/rate_to_set_on_first_cnp]=0 [roce_rp/rpg_ai_rate]=1
-	[roce_rp/rpg_byte_reset]=32767 [roce_rp/rpg_gd]=11
+	[roce_rp/rpg_byte_reset]=1000000 [roce_rp/rpg_gd]=11
 	[roce_rp/rpg_hai_rate]=5 [roce_rp/rpg_max_rate]=0
 	[roce_rp/rpg_min_dec_fac]=50 [roce_rp/rpg_min_rate]=1
-	[roce_rp/rpg_threshold]=5 [roce_rp/rpg_time_reset]=1500
+	[roce_rp/rpg_threshold]=5 [roce_rp/rpg_time_reset]=10000
 	[roce_rp/ecn_mark]=1
 )
 # a valid non-default value and an out-of-range one, per knob
@@ -114,6 +118,7 @@ t_check "DCQCN off on every device" dq_dcqcn off
 dq_run "$SECS" 65536
 dq_report "DCQCN off"
 OFF_DROPS=$DQ_DROPS OFF_RETX=$DQ_RETX OFF_TX=$DQ_TXRATE OFF_GOODPUT=$DQ_GOODPUT
+OFF_EGRESS=$DQ_EGRESS
 t_check "DCQCN off: the RED qdisc marks ECT(0) data packets CE" test "$DQ_MARKS" -gt 0
 t_eq "DCQCN off: no CNP sent" "$DQ_CNP_SENT" 0
 t_check "DCQCN off: the senders overrun the bottleneck (drops)" test "$DQ_DROPS" -gt 0
@@ -146,12 +151,16 @@ t_check "DCQCN on: ECN-marked packets counted at the receiver" \
 	test "$(dq_counter srnicD np_ecn_marked_roce_packets)" -gt 0
 t_check "DCQCN on: senders slow down (rate at router $DQ_TXRATE vs $OFF_TX MiB/s off)" \
 	awk -v on="$DQ_TXRATE" -v off="$OFF_TX" 'BEGIN { exit !(on < 0.85 * off) }'
-t_check "DCQCN on: more goodput than off ($DQ_GOODPUT vs $OFF_GOODPUT MiB/s; bottleneck $MIBS)" \
-	awk -v on="$DQ_GOODPUT" -v off="$OFF_GOODPUT" 'BEGIN { exit !(on > off) }'
-t_check "DCQCN on: fewer drops ($DQ_DROPS vs $OFF_DROPS off)" \
-	test "$DQ_DROPS" -lt "$OFF_DROPS"
-t_check "DCQCN on: fewer retransmissions ($DQ_RETX vs $OFF_RETX off)" \
-	test "$DQ_RETX" -lt "$OFF_RETX"
+# with DCQCN off the queue is full all the time: what leaves it is the
+# bottleneck's real capacity in this guest (the htb rate, or less when the
+# vCPUs cannot forward that much)
+CAP=$(awk -v m="$MIBS" -v e="$OFF_EGRESS" 'BEGIN { printf "%.2f", e < m ? e : m }')
+t_check "DCQCN on: goodput $DQ_GOODPUT MiB/s >= 0.4 x the bottleneck's capacity $CAP MiB/s (off: $OFF_GOODPUT)" \
+	awk -v on="$DQ_GOODPUT" -v c="$CAP" 'BEGIN { exit !(on >= 0.4 * c) }'
+t_check "DCQCN on: drops <= 10 % of off ($DQ_DROPS vs $OFF_DROPS off)" \
+	test $((DQ_DROPS * 10)) -le "$OFF_DROPS"
+t_check "DCQCN on: retransmissions <= 50 % of off ($DQ_RETX vs $OFF_RETX off)" \
+	test $((DQ_RETX * 2)) -le "$OFF_RETX"
 t_check "DCQCN on: Jain's fairness index $DQ_JAIN >= 0.8" \
 	awk -v j="$DQ_JAIN" 'BEGIN { exit !(j >= 0.8) }'
 echo "per-flow sender rate (MiB/s) with DCQCN on, every ${DQ_SAMPLE}s:"
