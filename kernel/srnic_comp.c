@@ -300,6 +300,14 @@ static int srnic_comp_place(struct srnic_qp *qp, struct srnic_send_wqe *wqe,
  * only when its first missing PSN differs from the last one asked for;
  * if that request or its answer is lost too, the retransmit timer takes
  * over (and clears the memory of the gap).
+ *
+ * And not often: each ask makes the responder send everything from the
+ * hole on again, every later READ included. On a link that reorders a
+ * lot, the hole moves on quickly as the late responses come in, and asking
+ * at each new hole flooded the link with replays that were reordered in
+ * turn (the QP never finished). So a new gap waits a quarter of the
+ * retransmit timeout after the last ask: loss is still recovered well
+ * before the timer, reordering gets the time to sort itself out.
  */
 static void srnic_comp_read_gap(struct srnic_qp *qp, struct srnic_send_wqe *wqe,
 				u32 psn, u32 pmtu)
@@ -325,10 +333,14 @@ static void srnic_comp_read_gap(struct srnic_qp *qp, struct srnic_send_wqe *wqe,
 		expect = srnic_psn_add(expect, w->acked_bytes / pmtu);
 	if (srnic_psn_cmp(psn, expect) <= 0)
 		return;		/* a duplicate of what we have */
-	if (qp->req.gap_valid && qp->req.gap_psn == expect)
-		return;		/* asked for already */
+	if (qp->req.gap_valid &&
+	    (qp->req.gap_psn == expect ||
+	     time_before(jiffies, qp->req.gap_jiffies +
+			 max(srnic_req_timeout(qp) / 4, 1UL))))
+		return;		/* asked for already, or just now */
 	qp->req.gap_valid = true;
 	qp->req.gap_psn = expect;
+	qp->req.gap_jiffies = jiffies;
 	/*
 	 * The responder executed every request before @w's: complete the
 	 * SENDs and WRITEs there, so that the rewind starts at @w.
@@ -339,22 +351,68 @@ static void srnic_comp_read_gap(struct srnic_qp *qp, struct srnic_send_wqe *wqe,
 	srnic_count(qp->sdev, SRNIC_CNT_READ_GAP_RETRY);
 }
 
+/*
+ * A response of the oldest unanswered READ that came ahead of a hole (an
+ * IP network may reorder; IBA assumes it does not): place its payload now
+ * and remember it in @ooo_map, so that a late response fills the hole and
+ * the READ completes without asking again. Dropped, as IBA would have it,
+ * every reordered response made the QP ask for the rest of the READ, whose
+ * replay was reordered again: on a link that reorders much the READ never
+ * finished. A response too far ahead to remember is a gap; so is the last
+ * one with a hole before it (everything was sent: what is missing is lost
+ * or late).
+ */
+static bool srnic_comp_read_ahead(struct srnic_qp *qp,
+				  struct srnic_send_wqe *wqe,
+				  struct srnic_pkt *pkt, u32 off, u32 pmtu)
+{
+	u32 expect = srnic_psn_add(wqe->first_psn, wqe->acked_bytes / pmtu);
+	u32 d = (pkt->psn - expect) & SRNIC_PSN_MASK;
+
+	lockdep_assert_held(&qp->req_lock);
+	if (qp->req.ooo_psn != expect) {
+		/* Another READ's, or one rewound: nothing of this one's. */
+		bitmap_zero(qp->req.ooo_map, SRNIC_READ_OOO_WIN);
+		qp->req.ooo_psn = expect;
+	}
+	if (d >= SRNIC_READ_OOO_WIN) {
+		srnic_comp_read_gap(qp, wqe, pkt->psn, pmtu);
+		return false;
+	}
+	if (test_bit(d, qp->req.ooo_map))
+		return false;	/* a duplicate of one placed already */
+	if (srnic_comp_place(qp, wqe, off, pkt->skb, pkt->hdr_len,
+			     pkt->paylen)) {
+		wqe->status = IB_WC_LOC_PROT_ERR;
+		wqe->state = SRNIC_WQE_DONE;
+		return true;
+	}
+	__set_bit(d, qp->req.ooo_map);
+	srnic_count(qp->sdev, SRNIC_CNT_READ_RESP_OOO);
+	/* Forward progress: the retry budget counts timeouts without. */
+	qp->req.retry_left = qp->attr.retry_cnt;
+	if (srnic_psn_cmp(pkt->psn, wqe->last_psn) == 0)
+		srnic_comp_read_gap(qp, wqe, pkt->psn, pmtu);
+	return false;
+}
+
 static bool srnic_comp_read_resp(struct srnic_qp *qp, struct srnic_pkt *pkt)
 {
 	struct srnic_send_wqe *wqe = srnic_comp_find(qp, pkt->psn);
 	u32 pmtu = ib_mtu_enum_to_int(qp->attr.path_mtu);
-	u32 off;
+	u32 off, n;
 
 	if (!wqe || wqe->opcode != IB_WR_RDMA_READ)
 		return false;	/* stale duplicate */
 	off = (pkt->psn - wqe->first_psn) & SRNIC_PSN_MASK;
 	off *= pmtu;
+	if (off < wqe->acked_bytes)
+		return false;	/* a duplicate of what we have */
 	/*
-	 * Responses arrive in order: one that is not the next expected is
-	 * dropped, and asks for the missing ones if it shows a gap. Nor may
-	 * a READ complete before an earlier one (srnic_comp_rd_in_order()).
+	 * A READ completes in order: its responses while an earlier READ or
+	 * atomic is unanswered (srnic_comp_rd_in_order()) show a gap there.
 	 */
-	if (off != wqe->acked_bytes || !srnic_comp_rd_in_order(qp, wqe)) {
+	if (!srnic_comp_rd_in_order(qp, wqe)) {
 		srnic_comp_read_gap(qp, wqe, pkt->psn, pmtu);
 		return false;
 	}
@@ -365,20 +423,31 @@ static bool srnic_comp_read_resp(struct srnic_qp *qp, struct srnic_pkt *pkt)
 		wqe->state = SRNIC_WQE_DONE;
 		return true;
 	}
+	if (off != wqe->acked_bytes)
+		return srnic_comp_read_ahead(qp, wqe, pkt, off, pmtu);
 	if (srnic_comp_place(qp, wqe, off, pkt->skb, pkt->hdr_len,
 			     pkt->paylen)) {
 		wqe->status = IB_WC_LOC_PROT_ERR;
 		wqe->state = SRNIC_WQE_DONE;
 		return true;
 	}
-	wqe->acked_bytes += pkt->paylen;
+	/* This one, and those placed ahead of it that now follow on. */
+	n = 1;
+	if (qp->req.ooo_psn == pkt->psn)
+		n = find_next_zero_bit(qp->req.ooo_map, SRNIC_READ_OOO_WIN, 1);
+	else
+		bitmap_zero(qp->req.ooo_map, SRNIC_READ_OOO_WIN);
+	bitmap_shift_right(qp->req.ooo_map, qp->req.ooo_map, n,
+			   SRNIC_READ_OOO_WIN);
+	qp->req.ooo_psn = srnic_psn_add(pkt->psn, n);
+	wqe->acked_bytes = min_t(u64, wqe->length, (u64)off + (u64)n * pmtu);
 	/* Forward progress: the retry budget counts timeouts without. */
 	qp->req.retry_left = qp->attr.retry_cnt;
-	if (pkt->pos & SRNIC_POS_LAST) {
+	if (wqe->acked_bytes == wqe->length) {
 		wqe->state = SRNIC_WQE_DONE;
 		qp->req.rd_outstanding--;
 		/* The read response also acknowledges what preceded it. */
-		srnic_comp_ack_psn(qp, pkt->psn);
+		srnic_comp_ack_psn(qp, wqe->last_psn);
 	}
 	return false;
 }

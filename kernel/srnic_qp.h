@@ -20,6 +20,7 @@
 #ifndef SRNIC_QP_H
 #define SRNIC_QP_H
 
+#include <linux/bitmap.h>
 #include <linux/hrtimer.h>
 #include <linux/in6.h>
 #include <linux/interrupt.h>
@@ -34,6 +35,13 @@
 
 /* QP numbers 0 and 1 are the special QPs; ordinary QPs start here. */
 #define SRNIC_QPN_MIN		16
+
+/*
+ * READ response PSNs past a hole that the requester keeps (places, and
+ * remembers in a bitmap of this many bits, 128 bytes per QP): a 1 MiB READ
+ * at a 1024-byte path MTU.
+ */
+#define SRNIC_READ_OOO_WIN	1024
 
 struct srnic_dev;
 struct srnic_cq;
@@ -200,9 +208,16 @@ struct srnic_qp {
 		u8		retx_cause;	/* why: enum srnic_retx_cause */
 		bool		gap_valid;	/* @gap_psn is set */
 		u32		gap_psn;	/* READ gap asked for (once) */
+		unsigned long	gap_jiffies;	/* when it was asked for */
+		/*
+		 * READ responses that came ahead of a hole, placed already
+		 * (srnic_comp.c): bit i stands for PSN @ooo_psn + i of the
+		 * oldest unanswered READ, @ooo_psn its next response due.
+		 */
+		u32		ooo_psn;
+		DECLARE_BITMAP(ooo_map, SRNIC_READ_OOO_WIN);
 		bool		rnr_wait;	/* stopped until the RNR timer */
 		bool		stopped;	/* fatal error: no more transmit */
-		unsigned long	timeout_jiffies;
 		u32		msn;		/* last MSN seen in an ACK */
 		u32		since_ackreq;	/* packets sent without AckReq */
 		u64		retransmits;	/* WQEs sent again (go-back-N) */
@@ -357,6 +372,7 @@ int srnic_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 void srnic_req_kick(struct srnic_qp *qp);
 void srnic_req_kick_now(struct srnic_qp *qp);
 void srnic_req_arm_timer(struct srnic_qp *qp);
+unsigned long srnic_req_timeout(struct srnic_qp *qp);
 bool srnic_req_idle(struct srnic_qp *qp);
 void srnic_req_init(struct srnic_qp *qp);
 void srnic_req_set_rate(struct srnic_qp *qp, u32 kbps);

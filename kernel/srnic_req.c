@@ -549,8 +549,16 @@ static int srnic_req_build(struct srnic_qp *qp, struct srnic_send_wqe *wqe,
 	bool ackreq;
 	u32 psn = qp->req.psn;
 
-	if (rc && srnic_psn_cmp(psn, srnic_psn_add(qp->req.acked_psn,
-						   SRNIC_MAX_INFLIGHT_PKTS)) >= 0)
+	/*
+	 * The window counts from a request's first PSN. A READ resumed part
+	 * way (after a rewind) starts inside its own response range, which
+	 * may reach past the window: it was let through whole before, and
+	 * held back now it could never be asked again (the QP hung, with no
+	 * timer running).
+	 */
+	if (rc && srnic_psn_cmp(is_read && wqe->sent ? wqe->first_psn : psn,
+				srnic_psn_add(qp->req.acked_psn,
+					      SRNIC_MAX_INFLIGHT_PKTS)) >= 0)
 		return 0;
 	/* A READ resumed part way (@sent: the rest) is a request too. */
 	if (rc && (is_read || is_atomic) &&
@@ -656,7 +664,7 @@ static int srnic_req_build(struct srnic_qp *qp, struct srnic_send_wqe *wqe,
 	return 1;
 }
 
-static unsigned long srnic_req_timeout(struct srnic_qp *qp)
+unsigned long srnic_req_timeout(struct srnic_qp *qp)
 {
 	/* IBA 9.7.6.1.3: 4.096 us * 2^timeout; 0 means infinite. */
 	u64 ns;
@@ -899,10 +907,14 @@ static bool srnic_req_tx(struct srnic_qp *qp)
 		 * Every packet needs a running timer, not only the first of
 		 * this pass: an ACK for all sent so far (srnic_comp_rcv())
 		 * stops it mid-pass, and if the packets sent after that were
-		 * lost, nothing would ever resend them.
+		 * lost, nothing would ever resend them. So does a stop with
+		 * requests outstanding (window, read credits, pacing), or a
+		 * lost response would leave the QP waiting for ever.
 		 */
-		if (skb && qp->ibqp.qp_type == IB_QPT_RC &&
-		    !timer_pending(&qp->retrans_timer))
+		if (qp->ibqp.qp_type == IB_QPT_RC &&
+		    !timer_pending(&qp->retrans_timer) &&
+		    (skb || (!pkt.fatal && !qp->req.stopped &&
+			     !qp->req.rnr_wait && !srnic_req_idle(qp))))
 			srnic_req_arm_timer(qp);
 		srnic_comp_retire(qp);
 		spin_unlock_bh(&qp->req_lock);
