@@ -372,10 +372,10 @@ static bool srnic_comp_read_ahead(struct srnic_qp *qp,
 	lockdep_assert_held(&qp->req_lock);
 	if (qp->req.ooo_psn != expect) {
 		/* Another READ's, or one rewound: nothing of this one's. */
-		bitmap_zero(qp->req.ooo_map, SRNIC_READ_OOO_WIN);
+		bitmap_zero(qp->req.ooo_map, SRNIC_OOO_WIN);
 		qp->req.ooo_psn = expect;
 	}
-	if (d >= SRNIC_READ_OOO_WIN) {
+	if (d >= SRNIC_OOO_WIN) {
 		srnic_comp_read_gap(qp, wqe, pkt->psn, pmtu);
 		return false;
 	}
@@ -434,11 +434,11 @@ static bool srnic_comp_read_resp(struct srnic_qp *qp, struct srnic_pkt *pkt)
 	/* This one, and those placed ahead of it that now follow on. */
 	n = 1;
 	if (qp->req.ooo_psn == pkt->psn)
-		n = find_next_zero_bit(qp->req.ooo_map, SRNIC_READ_OOO_WIN, 1);
+		n = find_next_zero_bit(qp->req.ooo_map, SRNIC_OOO_WIN, 1);
 	else
-		bitmap_zero(qp->req.ooo_map, SRNIC_READ_OOO_WIN);
+		bitmap_zero(qp->req.ooo_map, SRNIC_OOO_WIN);
 	bitmap_shift_right(qp->req.ooo_map, qp->req.ooo_map, n,
-			   SRNIC_READ_OOO_WIN);
+			   SRNIC_OOO_WIN);
 	qp->req.ooo_psn = srnic_psn_add(pkt->psn, n);
 	wqe->acked_bytes = min_t(u64, wqe->length, (u64)off + (u64)n * pmtu);
 	/* Forward progress: the retry budget counts timeouts without. */

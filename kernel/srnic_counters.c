@@ -47,6 +47,7 @@ static const struct rdma_stat_desc srnic_counter_descs[] = {
 	[SRNIC_CNT_RP_CNP_IGNORED].name = "rp_cnp_ignored",
 	[SRNIC_CNT_READ_GAP_RETRY].name = "read_gap_retries",
 	[SRNIC_CNT_READ_RESP_OOO].name = "read_resp_out_of_order",
+	[SRNIC_CNT_REQ_OOO].name = "req_placed_out_of_order",
 };
 
 static struct rdma_hw_stats *

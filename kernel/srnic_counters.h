@@ -47,6 +47,7 @@ enum srnic_counter {
 	SRNIC_CNT_RP_CNP_IGNORED,	/* DCQCN RP: RP off, no such RC/UC QP */
 	SRNIC_CNT_READ_GAP_RETRY,	/* READs asked again on a response gap */
 	SRNIC_CNT_READ_RESP_OOO,	/* READ responses placed ahead of a hole */
+	SRNIC_CNT_REQ_OOO,		/* SEND/WRITE packets placed ahead of a hole */
 	SRNIC_CNT_MAX
 };
 

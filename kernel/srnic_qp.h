@@ -37,11 +37,12 @@
 #define SRNIC_QPN_MIN		16
 
 /*
- * READ response PSNs past a hole that the requester keeps (places, and
- * remembers in a bitmap of this many bits, 128 bytes per QP): a 1 MiB READ
- * at a 1024-byte path MTU.
+ * Packets past a hole that a QP keeps - READ responses on the requester
+ * side, the MIDDLE packets of a SEND or WRITE on the responder side: it
+ * places them and remembers them in a bitmap of this many bits (128 bytes
+ * per side), a 1 MiB message at a 1024-byte path MTU.
  */
-#define SRNIC_READ_OOO_WIN	1024
+#define SRNIC_OOO_WIN	1024
 
 struct srnic_dev;
 struct srnic_cq;
@@ -215,7 +216,7 @@ struct srnic_qp {
 		 * oldest unanswered READ, @ooo_psn its next response due.
 		 */
 		u32		ooo_psn;
-		DECLARE_BITMAP(ooo_map, SRNIC_READ_OOO_WIN);
+		DECLARE_BITMAP(ooo_map, SRNIC_OOO_WIN);
 		bool		rnr_wait;	/* stopped until the RNR timer */
 		bool		stopped;	/* fatal error: no more transmit */
 		u32		msn;		/* last MSN seen in an ACK */
@@ -260,6 +261,13 @@ struct srnic_qp {
 		u32		write_resid;
 		u8		last_opcode;
 		u32		ack_pending;	/* packets received since last ACK */
+		/*
+		 * MIDDLE packets of the open message that came ahead of a
+		 * hole, placed already (srnic_resp_ahead()): bit i stands
+		 * for PSN @ooo_psn + i, @ooo_psn being @epsn.
+		 */
+		u32		ooo_psn;
+		DECLARE_BITMAP(ooo_map, SRNIC_OOO_WIN);
 		struct srnic_rd_atomic *rd;	/* max_dest_rd_atomic entries */
 		u32		rd_count;
 		u32		rd_next;	/* next entry to overwrite */

@@ -258,6 +258,67 @@ static bool srnic_resp_seq_ok(struct srnic_qp *qp, struct srnic_pkt *pkt)
 	return pkt->pos & SRNIC_POS_FIRST;
 }
 
+/*
+ * A request packet ahead of the expected PSN. On a link that reorders much
+ * most are, and dropping them all (a PSN sequence NAK, go-back-N) made the
+ * requester send the rest of the message again and again, reordered in
+ * turn: a long SEND or WRITE never finished. So a MIDDLE packet of the
+ * message in progress is placed at once - where it goes follows from its
+ * PSN, as every MIDDLE packet carries one path MTU - and remembered in
+ * @ooo_map; when the late packets come, srnic_resp_rc() moves on over it.
+ * Anything else (another message, a LAST packet, too far ahead, out of
+ * bounds) is a sequence error, as before. Returns true if placed.
+ */
+static bool srnic_resp_ahead(struct srnic_qp *qp, struct srnic_pkt *pkt)
+{
+	const struct srnic_opcode_info *info = srnic_opcode_info(pkt->opcode);
+	u32 pmtu = ib_mtu_enum_to_int(qp->attr.path_mtu);
+	u32 d = (pkt->psn - qp->resp.epsn) & SRNIC_PSN_MASK;
+	u64 off = (u64)d * pmtu;	/* bytes ahead of the next expected */
+	struct srnic_mr *mr;
+	u32 save;
+	int err;
+
+	lockdep_assert_held(&qp->resp_lock);
+	if (pkt->pos != SRNIC_POS_MIDDLE || pkt->paylen != pmtu ||
+	    !qp->resp.in_msg || !srnic_resp_seq_ok(qp, pkt) ||
+	    d >= SRNIC_OOO_WIN)
+		return false;
+	if (qp->resp.ooo_psn != qp->resp.epsn) {
+		bitmap_zero(qp->resp.ooo_map, SRNIC_OOO_WIN);
+		qp->resp.ooo_psn = qp->resp.epsn;
+	}
+	if (test_bit(d, qp->resp.ooo_map))
+		return true;	/* a duplicate of one placed already */
+	if (info->flags & SRNIC_OPF_WRITE) {
+		/* A MIDDLE packet leaves the LAST one a byte at least. */
+		if (off + pmtu >= qp->resp.write_resid)
+			return false;
+		mr = srnic_mr_get_rkey(qp->sdev, qp->ibqp.pd, srnic_qpn(qp),
+				       qp->resp.write_rkey,
+				       qp->resp.write_va + off, pmtu,
+				       IB_ACCESS_REMOTE_WRITE);
+		if (IS_ERR(mr))
+			return false;
+		err = srnic_mr_copy_from_skb(mr, qp->resp.write_va + off,
+					     pkt->skb, pkt->hdr_len, pmtu);
+		srnic_mr_put(mr);
+	} else {
+		if (!qp->resp.has_wqe ||
+		    off + pmtu >= qp->wqe->length - qp->resp.wqe_offset)
+			return false;
+		save = qp->resp.wqe_offset;
+		qp->resp.wqe_offset += off;
+		err = srnic_resp_place(qp, pkt->skb, pkt->hdr_len, NULL, pmtu);
+		qp->resp.wqe_offset = save;
+	}
+	if (err)
+		return false;
+	__set_bit(d, qp->resp.ooo_map);
+	srnic_count(qp->sdev, SRNIC_CNT_REQ_OOO);
+	return true;
+}
+
 static int srnic_resp_write(struct srnic_qp *qp, struct srnic_pkt *pkt)
 {
 	struct srnic_mr *mr;
@@ -482,6 +543,36 @@ static void srnic_resp_duplicate(struct srnic_qp *qp, struct srnic_pkt *pkt)
 	}
 }
 
+/*
+ * @pkt was taken in order (@epsn is past it): move on over the MIDDLE
+ * packets placed ahead of it that now follow on (srnic_resp_ahead()).
+ */
+static void srnic_resp_follow_on(struct srnic_qp *qp, struct srnic_pkt *pkt,
+				 const struct srnic_opcode_info *info)
+{
+	u32 pmtu = ib_mtu_enum_to_int(qp->attr.path_mtu);
+	u32 n = 0;
+
+	if (qp->resp.in_msg && qp->resp.ooo_psn == pkt->psn)
+		n = find_next_zero_bit(qp->resp.ooo_map, SRNIC_OOO_WIN, 1) - 1;
+	if (!qp->resp.in_msg || qp->resp.ooo_psn != pkt->psn)
+		bitmap_zero(qp->resp.ooo_map, SRNIC_OOO_WIN);
+	else
+		bitmap_shift_right(qp->resp.ooo_map, qp->resp.ooo_map, n + 1,
+				   SRNIC_OOO_WIN);
+	if (n) {
+		if (info->flags & SRNIC_OPF_WRITE) {
+			qp->resp.write_va += (u64)n * pmtu;
+			qp->resp.write_resid -= n * pmtu;
+		} else {
+			qp->resp.wqe_offset += n * pmtu;
+		}
+		qp->resp.epsn = srnic_psn_add(qp->resp.epsn, n);
+		qp->resp.ack_pending += n;
+	}
+	qp->resp.ooo_psn = qp->resp.epsn;
+}
+
 static void srnic_resp_rc(struct srnic_qp *qp, struct srnic_pkt *pkt)
 {
 	const struct srnic_opcode_info *info = srnic_opcode_info(pkt->opcode);
@@ -499,6 +590,8 @@ static void srnic_resp_rc(struct srnic_qp *qp, struct srnic_pkt *pkt)
 		qp->resp.epsn = pkt->psn;
 	} else if (cmp > 0) {
 		srnic_count(qp->sdev, SRNIC_CNT_OUT_OF_SEQ);
+		if (!uc && srnic_resp_ahead(qp, pkt))
+			return;
 		if (!qp->resp.nak_sent) {
 			qp->resp.nak_sent = true;
 			srnic_count(qp->sdev, SRNIC_CNT_SEQ_NAK_SENT);
@@ -584,6 +677,7 @@ static void srnic_resp_rc(struct srnic_qp *qp, struct srnic_pkt *pkt)
 	qp->resp.last_opcode = pkt->opcode;
 	qp->resp.in_msg = !(pkt->pos & SRNIC_POS_LAST);
 	qp->resp.epsn = srnic_psn_add(pkt->psn, npsn);
+	srnic_resp_follow_on(qp, pkt, info);
 	if (pkt->pos & SRNIC_POS_LAST)
 		qp->resp.msn = (qp->resp.msn + 1) & SRNIC_AETH_MSN_MASK;
 	if (info->flags & SRNIC_OPF_COMP)
@@ -593,7 +687,7 @@ static void srnic_resp_rc(struct srnic_qp *qp, struct srnic_pkt *pkt)
 		return;
 	if (pkt->ackreq || ++qp->resp.ack_pending >= SRNIC_ACK_EVERY)
 		srnic_resp_ack(qp, srnic_aeth_syn_ack(SRNIC_AETH_CREDIT_INVALID),
-			       pkt->psn);
+			       srnic_psn_add(qp->resp.epsn, SRNIC_PSN_MASK));
 	return;
 
 err_nak:
