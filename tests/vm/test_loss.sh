@@ -61,7 +61,7 @@ srnic_pair_up sch_netem sch_htb
 CNTS="retransmits local_ack_timeout_err rcvd_seq_err send_seq_err
 duplicate_request out_of_seq_request rcvd_icrc_err retry_exceeded_err
 rcvd_no_qp send_no_route send_err sent_pkts read_gap_retries
-read_resp_out_of_order"
+read_resp_out_of_order req_placed_out_of_order"
 declare -A C0
 # snap: remember every counter of both devices
 snap() {
@@ -249,14 +249,17 @@ t_check "loss 1%: lost READ responses asked for again at once (read_gap_retries 
 lossy "loss 10%" "$RECOVERY" 2 loss 10%
 lossy "reorder" "$RECOVERY" 2 delay 1ms reorder 25% 50%
 # Heavy reordering (delay 40 ms +- 30 ms: most packets overtake others):
-# 1 MiB READs. A READ response that comes ahead of a hole is placed at once
-# and remembered (read_resp_out_of_order); taken for a loss, it made the QP
-# ask again and again, and a READ resumed more than 512 PSNs in was then held
-# back by the send window with no timer running: the QP hung for good.
+# messages of 1 MiB. A READ response, or a MIDDLE packet of a SEND or WRITE,
+# that comes ahead of a hole is placed at once and remembered
+# (read_resp_out_of_order, req_placed_out_of_order). Taken for losses, they
+# made the QP go back again and again, its resends reordered in turn, and
+# never finish; and a READ resumed more than 512 PSNs in was held back by
+# the send window with no timer running: the QP hung for good.
 t_check "heavy reorder: netem delay 40ms 30ms on vethA and vethB" netem delay 40ms 30ms
 snap
+pingpong "heavy reorder: ibv_rc_pingpong 64 KiB x 50, data checked" 50
 xfer "heavy reorder" --size $((8 << 20)) --msg $((1 << 20)) --depth 8 \
-	--op-timeout 120 --ops read
+	--op-timeout 120 --ops write,read
 PAIR_SERVER_SECS=120 PAIR_CLIENT_SECS=110 \
 pair "heavy reorder: ib_read_bw 1 MiB x 20, 128 READs outstanding" \
 	ib_read_bw -d srnic0 -x "$G0" -s 1048576 -n 20 -F -- \
@@ -265,6 +268,8 @@ unshape
 show_deltas "heavy reorder counters"
 t_check "heavy reorder: READ responses ahead of a hole kept (read_resp_out_of_order +$(both read_resp_out_of_order))" \
 	test "$(both read_resp_out_of_order)" -gt 0
+t_check "heavy reorder: SEND/WRITE packets ahead of a hole kept (req_placed_out_of_order +$(both req_placed_out_of_order))" \
+	test "$(both req_placed_out_of_order)" -gt 0
 # duplicates need no recovery: the responder answers them as such
 lossy "duplicate" duplicate_request 2 duplicate 5%
 lossy "corrupt" "$RECOVERY" 2 corrupt 1%
