@@ -62,15 +62,18 @@
 #                                 G0, G1 = their IPv4 RoCEv2 GID indexes, and
 #                                 the check "IPv4 RoCEv2 GIDs present". Exits
 #                                 the script if a step before the GIDs fails.
-#   pair NAME SRV... -- CLI...    SRV in nsA in the background (timeout
+#   pair NAME SRV... -- CLI...    SRV in netns $PAIR_SERVER_NS (default nsA)
+#                                 in the background (timeout
 #                                 $PAIR_SERVER_SECS, default 45), once
 #                                 $PAIR_READY (a command for settle, default
-#                                 pair_tcp_listening) succeeds CLI in nsB
-#                                 (timeout $PAIR_CLIENT_SECS, default 40);
-#                                 PASS NAME iff both exit 0, else FAIL with the
-#                                 client's output
+#                                 pair_tcp_listening) succeeds CLI in netns
+#                                 $PAIR_CLIENT_NS (default nsB) (timeout
+#                                 $PAIR_CLIENT_SECS, default 40); an empty
+#                                 netns name is the root netns (for
+#                                 veth_pair_setup); PASS NAME iff both exit 0,
+#                                 else FAIL with the client's output
 #   pair_tcp_listening            a TCP socket LISTENs on 18515 (pingpong,
-#                                 perftest) in nsA
+#                                 perftest) in $PAIR_SERVER_NS
 #   pair_cm_listening             an rdma_cm id is in state LISTEN
 #
 # Networks (10.99.0.0/24 only ever exists on veths inside the guest)
@@ -455,26 +458,40 @@ srnic_pair_up() {
 	t_check "IPv4 RoCEv2 GIDs present" test -n "$G0" -a -n "$G1"
 }
 
+# _pair_ns_prefix VAR NS: array VAR = the words that run a command in netns
+# NS (none for the root netns, NS empty)
+_pair_ns_prefix() {
+	local -n _pfx=$1
+	_pfx=()
+	[ -z "$2" ] || _pfx=(ip netns exec "$2")
+}
+
 # 18515 = 0x4853, over IPv4 or IPv6
 pair_tcp_listening() {
-	ip netns exec nsA grep -qiE ':4853 0+:0000 0A' /proc/net/tcp /proc/net/tcp6
+	local ns=()
+	_pair_ns_prefix ns "$PAIR_SERVER_NS"
+	"${ns[@]}" grep -qiE ':4853 0+:0000 0A' /proc/net/tcp /proc/net/tcp6
 }
 pair_cm_listening() { rdma res show cm_id | grep -q 'state LISTEN'; }
 
+PAIR_SERVER_NS=nsA
+PAIR_CLIENT_NS=nsB
 PAIR_SERVER_SECS=45
 PAIR_CLIENT_SECS=40
 PAIR_READY=pair_tcp_listening
 
 pair() {
-	local name=$1 srv=() cli=() pid rc_c rc_s out
+	local name=$1 srv=() cli=() srv_ns=() cli_ns=() pid rc_c rc_s out
 	shift
 	while [ "$1" != -- ]; do srv+=("$1"); shift; done
 	shift
 	cli=("$@")
+	_pair_ns_prefix srv_ns "$PAIR_SERVER_NS"
+	_pair_ns_prefix cli_ns "$PAIR_CLIENT_NS"
 	out=$(mktemp)
-	bg_start pid timeout --kill-after=5 "$PAIR_SERVER_SECS" ip netns exec nsA "${srv[@]}"
+	bg_start pid timeout --kill-after=5 "$PAIR_SERVER_SECS" "${srv_ns[@]}" "${srv[@]}"
 	settle "$PAIR_READY"
-	with_timeout "$PAIR_CLIENT_SECS" ip netns exec nsB "${cli[@]}" >"$out" 2>&1
+	with_timeout "$PAIR_CLIENT_SECS" "${cli_ns[@]}" "${cli[@]}" >"$out" 2>&1
 	rc_c=$?
 	wait "$pid"
 	rc_s=$?

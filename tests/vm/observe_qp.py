@@ -24,83 +24,25 @@ import os
 import sys
 import time
 
-from pyverbs.addr import AHAttr, GID, GlobalRoute
-from pyverbs.cq import CQ
-from pyverbs.device import Context
-from pyverbs.mr import MR
-from pyverbs.pd import PD
-from pyverbs.qp import QP, QPAttr, QPCap, QPInitAttr
 from pyverbs.wr import RecvWR, SGE, SendWR
 import pyverbs.enums as e
 
-PORT = 1
-ACC = (e.IBV_ACCESS_LOCAL_WRITE | e.IBV_ACCESS_REMOTE_WRITE |
-       e.IBV_ACCESS_REMOTE_READ)
+from pyverbs_lib import RcEnd, check
+
 RETRY_CNT = 5
 RNR_RETRY = 3
 
 
-def ok(name):
-    print(f"ok {name}", flush=True)
-
-
-def bad(name, why):
-    print(f"not ok {name}: {why}", flush=True)
-
-
-def check(name, cond, why):
-    if cond:
-        ok(name)
-    else:
-        bad(name, why)
-
-
-def gid_index(ctx, ip):
-    want = "0000:0000:0000:0000:0000:ffff:%02x%02x:%02x%02x" % tuple(
-        int(x) for x in ip.split("."))
-    for i in range(16):
-        try:
-            if str(ctx.query_gid(PORT, i)) == want:
-                return i
-        except Exception:  # pylint: disable=broad-except
-            continue
-    raise RuntimeError(f"no GID for {ip}")
-
-
-class End:
+class End(RcEnd):
     """An RC QP, its CQ and a 64 KiB MR on one device."""
 
     def __init__(self, dev, ip, psn):
-        self.ctx = Context(name=dev)
-        self.gidx = gid_index(self.ctx, ip)
-        self.gid = str(self.ctx.query_gid(PORT, self.gidx))
-        self.pd = PD(self.ctx)
-        self.cq = CQ(self.ctx, 64, None, None, 0)
-        self.mr = MR(self.pd, 65536, ACC)
-        cap = QPCap(max_send_wr=16, max_recv_wr=16, max_send_sge=1,
-                    max_recv_sge=1)
-        init = QPInitAttr(qp_type=e.IBV_QPT_RC, scq=self.cq, rcq=self.cq,
-                          cap=cap, sq_sig_all=1)
-        self.qp = QP(self.pd, init)
-        self.psn = psn
+        super().__init__(dev, ip, psn, cqe=64, mr_size=65536, max_send_wr=16,
+                         max_recv_wr=16)
 
     def connect(self, peer):
-        attr = QPAttr(port_num=PORT)
-        attr.path_mtu = e.IBV_MTU_1024
-        attr.max_dest_rd_atomic = 4
-        attr.max_rd_atomic = 4
-        attr.min_rnr_timer = 12
-        attr.timeout = 14
-        attr.retry_cnt = RETRY_CNT
-        attr.rnr_retry = RNR_RETRY
-        attr.dest_qp_num = peer.qp.qp_num
-        attr.rq_psn = peer.psn
-        attr.sq_psn = self.psn
-        attr.qp_access_flags = ACC
-        gr = GlobalRoute(dgid=GID(peer.gid), sgid_index=self.gidx,
-                         hop_limit=64)
-        attr.ah_attr = AHAttr(port_num=PORT, is_global=1, gr=gr)
-        self.qp.to_rts(attr)
+        self.to_rts(peer.me(), rd_atomic=4, timeout=14, retry_cnt=RETRY_CNT,
+                    rnr_retry=RNR_RETRY)
 
     def post(self, opcode, off, length, peer=None, roff=0, rkey=None):
         sge = SGE(self.mr.buf + off, length, self.mr.lkey)

@@ -29,24 +29,7 @@ from pyverbs.srq import SRQ, SrqAttr, SrqInitAttr
 from pyverbs.wr import RecvWR, SGE
 import pyverbs.enums as e
 
-FAILS = 0
-
-
-def ok(name):
-    print(f"ok {name}", flush=True)
-
-
-def bad(name, why):
-    global FAILS
-    FAILS += 1
-    print(f"not ok {name}: {why}", flush=True)
-
-
-def check(name, cond, why=""):
-    if cond:
-        ok(name)
-    else:
-        bad(name, why or "condition false")
+from pyverbs_lib import bad, check, failures, ok
 
 
 def expect_errno(name, want, fn):
@@ -308,7 +291,7 @@ def main():
     test_srq(ctx, pd, attr)
     pd.close()
     ctx.close()
-    print(f"pyverbs_cq: done, {FAILS} failed", flush=True)
+    print(f"pyverbs_cq: done, {failures()} failed", flush=True)
     return 0
 
 

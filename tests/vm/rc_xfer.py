@@ -45,29 +45,13 @@ import socket
 import sys
 import time
 
-from pyverbs.addr import AHAttr, GID, GlobalRoute
-from pyverbs.cq import CQ
-from pyverbs.device import Context
-from pyverbs.mr import MR
-from pyverbs.pd import PD
-from pyverbs.qp import QP, QPAttr, QPCap, QPInitAttr
 from pyverbs.wr import SGE, SendWR
 import pyverbs.enums as e
 
-PORT = 1
-FAILS = 0
+from pyverbs_lib import RcEnd, bad, failures, ok
+
 STATUS_NAMES = {getattr(e, n): n for n in dir(e) if n.startswith("IBV_WC_")
                 and n.endswith(("_ERR", "SUCCESS"))}
-
-
-def ok(name):
-    print(f"ok {name}", flush=True)
-
-
-def bad(name, why):
-    global FAILS
-    FAILS += 1
-    print(f"not ok {name}: {why}", flush=True)
 
 
 def info(msg):
@@ -76,19 +60,6 @@ def info(msg):
 
 def status_name(status):
     return STATUS_NAMES.get(status, str(status))
-
-
-def gid_index(ctx, ip):
-    """Index of the RoCEv2 GID ::ffff:ip."""
-    want = "0000:0000:0000:0000:0000:ffff:%02x%02x:%02x%02x" % tuple(
-        int(x) for x in ip.split("."))
-    for i in range(16):
-        try:
-            if str(ctx.query_gid(PORT, i)) == want:
-                return i
-        except Exception:  # pylint: disable=broad-except
-            continue
-    raise RuntimeError(f"no GID for {ip}")
 
 
 def data(seed, n):
@@ -131,54 +102,18 @@ class Line:
         return json.loads(line)
 
 
-class End:
+class End(RcEnd):
     """One RC QP with its CQ and a 2 * size byte MR."""
 
     def __init__(self, dev, ip, size, depth):
-        self.ctx = Context(name=dev)
-        self.gidx = gid_index(self.ctx, ip)
-        self.gid = str(self.ctx.query_gid(PORT, self.gidx))
-        self.pd = PD(self.ctx)
+        super().__init__(dev, ip, random.getrandbits(24), cqe=2 * depth + 16,
+                         mr_size=2 * size, max_send_wr=depth, max_recv_wr=4)
         self.size = size
         self.depth = depth
-        self.cq = CQ(self.ctx, 2 * depth + 16, None, None, 0)
-        acc = (e.IBV_ACCESS_LOCAL_WRITE | e.IBV_ACCESS_REMOTE_WRITE |
-               e.IBV_ACCESS_REMOTE_READ)
-        self.mr = MR(self.pd, 2 * size, acc)
-        cap = QPCap(max_send_wr=depth, max_recv_wr=4, max_send_sge=1,
-                    max_recv_sge=1)
-        init = QPInitAttr(qp_type=e.IBV_QPT_RC, scq=self.cq, rcq=self.cq,
-                          cap=cap, sq_sig_all=1)
-        self.qp = QP(self.pd, init)	# RESET: to_rts() sets access
-        self.psn = random.getrandbits(24)
 
-    def me(self):
-        return {"qpn": self.qp.qp_num, "psn": self.psn, "gid": self.gid,
-                "addr": self.mr.buf, "rkey": self.mr.rkey}
-
-    def to_rts(self, peer, timeout, retry):
-        attr = QPAttr(port_num=PORT)
-        attr.path_mtu = e.IBV_MTU_1024
-        attr.max_dest_rd_atomic = 16
-        attr.max_rd_atomic = 16
-        attr.min_rnr_timer = 12
-        attr.timeout = timeout
-        attr.retry_cnt = retry
-        attr.rnr_retry = 7
-        attr.dest_qp_num = peer["qpn"]
-        attr.rq_psn = peer["psn"]
-        attr.sq_psn = self.psn
-        attr.qp_access_flags = (e.IBV_ACCESS_LOCAL_WRITE |
-                                e.IBV_ACCESS_REMOTE_WRITE |
-                                e.IBV_ACCESS_REMOTE_READ)
-        gr = GlobalRoute(dgid=GID(peer["gid"]), sgid_index=self.gidx,
-                         hop_limit=64)
-        attr.ah_attr = AHAttr(port_num=PORT, is_global=1, gr=gr)
-        self.qp.to_rts(attr)
-
-    def qp_state(self):
-        attr, _ = self.qp.query(e.IBV_QP_STATE)
-        return attr.qp_state
+    def connect(self, peer, timeout, retry):
+        self.to_rts(peer, rd_atomic=16, timeout=timeout, retry_cnt=retry,
+                    rnr_retry=7)
 
 
 def serve(args):
@@ -192,7 +127,7 @@ def serve(args):
     size = hello["size"]
     end = End(args.dev, args.ip, size, 4)
     line.send(end.me())
-    end.to_rts(hello, 14, 7)
+    end.connect(hello, 14, 7)
     line.send({"rts": True})
     while True:
         try:
@@ -424,7 +359,7 @@ def client(args):
     end = End(args.dev, args.ip, args.size, args.depth)
     line.send(dict(end.me(), size=args.size))
     peer = line.recv()
-    end.to_rts(peer, args.timeout, args.retry)
+    end.connect(peer, args.timeout, args.retry)
     line.recv()			# the server is in RTS
     if args.bad_wqe:
         bad_wqe(end, peer, args.bad_wqe)
@@ -435,7 +370,7 @@ def client(args):
         if not xfer(end, line, peer, rnd, args.tag):
             break
     if args.gone_file:
-        if FAILS == 0:
+        if failures() == 0:
             gone(end, peer)
         return
     line.send({"cmd": "bye"})
@@ -472,7 +407,7 @@ def main():
     if ARGS.role == "server":
         return serve(ARGS)
     client(ARGS)
-    return 1 if FAILS else 0
+    return 1 if failures() else 0
 
 
 ARGS = None

@@ -93,22 +93,17 @@ jcheck "show: DCQCN state (roce_np/roce_rp enable) reported" \
 t_expect_fail "show: unknown device" 'no RDMA device nosuch' ctl show nosuch
 
 # ------------------------------------------------------------------ traffic
-# bw NAME ARGS...: ib_write_bw srnic0 (server) <- srnic1 (client)
+# bw NAME ARGS...: ib_write_bw srnic0 (server) <- srnic1 (client), a lib.sh
+# pair in the root netns (veth_pair_setup)
+PAIR_SERVER_NS=
+PAIR_CLIENT_NS=
+PAIR_SERVER_SECS=90
+PAIR_CLIENT_SECS=80
 bw() {
-	local name=$1 pid rc_c rc_s
+	local name=$1
 	shift
-	bg_start pid timeout --kill-after=5 90 ib_write_bw -d srnic0 -x "$G0" -F "$@"
-	wait_tcp_listen 18515 20
-	with_timeout 80 ib_write_bw -d srnic1 -x "$G1" -F "$@" 10.99.0.1 >"$OUT/bw.log" 2>&1
-	rc_c=$?
-	wait "$pid"
-	rc_s=$?
-	if [ "$rc_c" -eq 0 ] && [ "$rc_s" -eq 0 ]; then
-		t_ok "$name"
-	else
-		sed 's/^/  | /' "$OUT/bw.log" | tail -n 20
-		t_fail "$name" "client exit $rc_c, server exit $rc_s"
-	fi
+	pair "$name" ib_write_bw -d srnic0 -x "$G0" -F "$@" -- \
+		ib_write_bw -d srnic1 -x "$G1" -F "$@" 10.99.0.1
 }
 
 ctl -j stats srnic1 >"$OUT/stats0.json"

@@ -13,6 +13,8 @@
 
 #include <filesystem>
 #include <functional>
+#include <optional>
+#include <string>
 
 namespace CLI {
 class App;
@@ -32,6 +34,17 @@ struct Context {
 // The command chosen on the command line. An Error is printed as one stderr line and
 // makes srnicctl exit with EXIT_FAILURE.
 using Action = std::function<Result<void>(Context &)>;
+
+// What a command with an optional DEV argument runs: every device when the filter is
+// empty, else only that one.
+using DevFilterFn = std::function<Result<void>(Context &, const std::optional<std::string> &)>;
+
+// Adds subcommand name (with help) to parent, taking one optional positional DEV
+// (described by dev_help); when it is parsed, sets action to run fn with DEV, or with
+// std::nullopt when DEV was not given. Returns the subcommand.
+CLI::App *add_dev_filter_command(CLI::App &parent, const std::string &name, const std::string &help,
+                                 Action &action, DevFilterFn fn,
+                                 const std::string &dev_help = "srnic device name");
 
 void cmd_dev(CLI::App &root, Action &action);
 void cmd_health(CLI::App &root, Action &action);

@@ -129,15 +129,8 @@ void cmd_dcqcn(CLI::App &root, Action &action) {
   CLI::App *dcqcn = root.add_subcommand("dcqcn", "DCQCN knobs (default command: show)");
   dcqcn->require_subcommand(0, 1);
 
-  CLI::App *show = dcqcn->add_subcommand("show", "Knobs of all srnic devices, or DEV only");
-  auto name = std::make_shared<std::string>();
-  CLI::Option *name_opt = show->add_option("DEV", *name, "srnic device name");
-  show->callback([&action, name, name_opt] {
-    std::optional<std::string> filter;
-    if (name_opt->count() > 0)
-      filter = *name;
-    action = [filter](Context &ctx) { return dcqcn_show(ctx, filter); };
-  });
+  add_dev_filter_command(*dcqcn, "show", "Knobs of all srnic devices, or DEV only", action,
+                         dcqcn_show);
 
   CLI::App *set = dcqcn->add_subcommand("set", "Set one knob: DEV np|rp KNOB VALUE");
   auto args = std::make_shared<std::vector<std::string>>();

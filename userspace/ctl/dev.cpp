@@ -194,15 +194,8 @@ void cmd_dev(CLI::App &root, Action &action) {
   CLI::App *dev = root.add_subcommand("dev", "RDMA devices (default command: show)");
   dev->require_subcommand(0, 1);
 
-  CLI::App *show = dev->add_subcommand("show", "Show all RDMA devices, or DEV only");
-  auto name = std::make_shared<std::string>();
-  CLI::Option *name_opt = show->add_option("DEV", *name, "RDMA device name");
-  show->callback([&action, name, name_opt] {
-    std::optional<std::string> filter;
-    if (name_opt->count() > 0)
-      filter = *name;
-    action = [filter](Context &ctx) { return dev_show(ctx, filter); };
-  });
+  add_dev_filter_command(*dev, "show", "Show all RDMA devices, or DEV only", action, dev_show,
+                         "RDMA device name");
 
   CLI::App *add = dev->add_subcommand("add", "Create srnic device NAME on netdev IFNAME");
   auto add_args = std::make_shared<std::vector<std::string>>();

@@ -257,15 +257,7 @@ void cmd_qp(CLI::App &root, Action &action) {
   CLI::App *qp = root.add_subcommand("qp", "QPs of srnic devices with srnic's transport state "
                                            "(default command: show)");
   qp->require_subcommand(0, 1);
-  CLI::App *show = qp->add_subcommand("show", "QPs of all srnic devices, or of DEV");
-  auto name = std::make_shared<std::string>();
-  CLI::Option *opt = show->add_option("DEV", *name, "srnic device name");
-  show->callback([&action, name, opt] {
-    std::optional<std::string> filter;
-    if (opt->count() > 0)
-      filter = *name;
-    action = [filter](Context &ctx) { return qp_show(ctx, filter); };
-  });
+  add_dev_filter_command(*qp, "show", "QPs of all srnic devices, or of DEV", action, qp_show);
   qp->callback([&action, qp] {
     if (qp->get_subcommands().empty())
       action = [](Context &ctx) { return qp_show(ctx, std::nullopt); };

@@ -8,9 +8,8 @@
 #include "command.h"
 #include "srnic_dev.h"
 
-#include <memory>
+#include <utility>
 
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
 namespace srnic::ctl {
@@ -78,16 +77,9 @@ Result<void> show(Context &ctx, const std::optional<std::string> &name) {
 } // namespace
 
 void cmd_show(CLI::App &root, Action &action) {
-  CLI::App *cmd = root.add_subcommand(
-      "show", "srnic devices: ports, state, netdev, MTU, GIDs, DCQCN (all, or DEV only)");
-  auto name = std::make_shared<std::string>();
-  CLI::Option *opt = cmd->add_option("DEV", *name, "srnic device name");
-  cmd->callback([&action, name, opt] {
-    std::optional<std::string> filter;
-    if (opt->count() > 0)
-      filter = *name;
-    action = [filter](Context &ctx) { return show(ctx, filter); };
-  });
+  add_dev_filter_command(root, "show",
+                         "srnic devices: ports, state, netdev, MTU, GIDs, DCQCN (all, or DEV only)",
+                         action, show);
 }
 
 } // namespace srnic::ctl

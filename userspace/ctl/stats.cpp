@@ -6,9 +6,8 @@
 #include "command.h"
 #include "srnic_dev.h"
 
-#include <memory>
+#include <utility>
 
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
 namespace srnic::ctl {
@@ -42,15 +41,8 @@ Result<void> stats(Context &ctx, const std::optional<std::string> &name) {
 } // namespace
 
 void cmd_stats(CLI::App &root, Action &action) {
-  CLI::App *cmd = root.add_subcommand("stats", "Port counters of srnic devices (all, or DEV)");
-  auto name = std::make_shared<std::string>();
-  CLI::Option *opt = cmd->add_option("DEV", *name, "srnic device name");
-  cmd->callback([&action, name, opt] {
-    std::optional<std::string> filter;
-    if (opt->count() > 0)
-      filter = *name;
-    action = [filter](Context &ctx) { return stats(ctx, filter); };
-  });
+  add_dev_filter_command(root, "stats", "Port counters of srnic devices (all, or DEV)", action,
+                         stats);
 }
 
 } // namespace srnic::ctl

@@ -1,9 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
-#include "ctl/cli.h"
+#include "fake_host.h"
 #include "temp_dir.h"
 
 #include <cstdlib>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -17,17 +16,11 @@ namespace {
 using testing::HasSubstr;
 using testing::StartsWith;
 
-struct CliRun {
-  int status;
-  std::string out;
-  std::string err;
-};
+using test::CliRun;
 
 CliRun run_cli(const std::vector<std::string> &args) {
   test::TempDir dir; // an empty sysfs: nothing loaded
-  std::ostringstream out, err;
-  int status = run(args, Sysfs(dir.path()), out, err);
-  return {status, out.str(), err.str()};
+  return test::run_cli(Sysfs(dir.path()), args);
 }
 
 // A usage error: exit 1, nothing on stdout, one "srnicctl: " line on stderr.

@@ -1,5 +1,4 @@
 // SPDX-License-Identifier: GPL-2.0
-#include "ctl/cli.h"
 #include "ctl/dcqcn.h"
 #include "fake_host.h"
 
@@ -84,17 +83,8 @@ TEST(Dcqcn, WriteErrors) {
   EXPECT_THAT(knob_write_error(EACCES, "s", "np", "k", "v").msg, HasSubstr("needs root"));
 }
 
-struct CliRun {
-  int status;
-  std::string out;
-  std::string err;
-};
-
-CliRun run_on(const test::FakeHost &host, const std::vector<std::string> &args) {
-  std::ostringstream out, err;
-  int status = run(args, host.sysfs(), out, err);
-  return {status, out.str(), err.str()};
-}
+using test::CliRun;
+using test::run_on;
 
 TEST(DcqcnCli, ShowJsonOneRecordPerSide) {
   test::FakeHost host;

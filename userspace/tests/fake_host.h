@@ -3,13 +3,16 @@
 // FakeHost: a fake root with sys/ laid out as on a host running srnic: srnic0 bound to
 // vethA (up, MTU 1500) with port 1 ACTIVE, a link-local RoCE v1/v2 GID pair and an IPv4
 // RoCE v2 GID, hw_counters, DCQCN knobs; and mlx5_0, an RDMA device that is not srnic's.
-// Tests then plant misconfigurations in it.
+// Tests then plant misconfigurations in it. run_cli() runs srnicctl on such a tree.
 #pragma once
 
+#include "ctl/cli.h"
 #include "lib/sysfs.h"
 #include "temp_dir.h"
 
+#include <sstream>
 #include <string>
+#include <vector>
 
 namespace srnic::test {
 
@@ -67,5 +70,24 @@ private:
   TempDir dir_;
   Sysfs sysfs_{dir_.path() / "sys"};
 };
+
+// What srnicctl printed and returned.
+struct CliRun {
+  int status;
+  std::string out;
+  std::string err;
+};
+
+// Runs srnicctl with args (argv without argv[0]) on sysfs.
+inline CliRun run_cli(const Sysfs &sysfs, const std::vector<std::string> &args) {
+  std::ostringstream out, err;
+  int status = ctl::run(args, sysfs, out, err);
+  return {status, out.str(), err.str()};
+}
+
+// Runs srnicctl with args on host's sysfs.
+inline CliRun run_on(const FakeHost &host, const std::vector<std::string> &args) {
+  return run_cli(host.sysfs(), args);
+}
 
 } // namespace srnic::test

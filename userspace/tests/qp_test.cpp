@@ -7,6 +7,7 @@
 #include <rdma/rdma_netlink.h>
 
 #include <cerrno>
+#include <functional>
 
 #include <gtest/gtest.h>
 
@@ -15,35 +16,48 @@ namespace {
 
 constexpr std::uint16_t qp_get = nl::nldev_type(RDMA_NLDEV_CMD_RES_QP_GET);
 
-// A RES_QP_GET reply as 6.1's res_get_common_dumpit() and a driver's fill_res_qp_entry()
-// build it: device handle, then a QP table of entries, each with a driver table.
-nlmsghdr *put_qp_reply(test::MsgBuf &buf, bool with_driver) {
+// A RES_QP_GET reply for device srnic1 (index 4), with no QP table yet.
+nlmsghdr *put_dev_reply(test::MsgBuf &buf) {
   nlmsghdr *nlh = buf.put(qp_get);
   mnl_attr_put_u32(nlh, RDMA_NLDEV_ATTR_DEV_INDEX, 4);
   mnl_attr_put_strz(nlh, RDMA_NLDEV_ATTR_DEV_NAME, "srnic1");
+  return nlh;
+}
+
+// put_dev_reply() plus a QP table of one entry, whose attributes fill_entry puts.
+nlmsghdr *put_one_qp_reply(test::MsgBuf &buf, const std::function<void(nlmsghdr *)> &fill_entry) {
+  nlmsghdr *nlh = put_dev_reply(buf);
   nlattr *table = mnl_attr_nest_start(nlh, RDMA_NLDEV_ATTR_RES_QP);
   nlattr *entry = mnl_attr_nest_start(nlh, RDMA_NLDEV_ATTR_RES_QP_ENTRY);
-  mnl_attr_put_u32(nlh, RDMA_NLDEV_ATTR_PORT_INDEX, 1);
-  mnl_attr_put_u32(nlh, RDMA_NLDEV_ATTR_RES_LQPN, 17);
-  mnl_attr_put_u32(nlh, RDMA_NLDEV_ATTR_RES_RQPN, 18);
-  mnl_attr_put_u8(nlh, RDMA_NLDEV_ATTR_RES_TYPE, 2);
-  mnl_attr_put_u8(nlh, RDMA_NLDEV_ATTR_RES_STATE, 3);
-  if (with_driver) {
-    nlattr *drv = mnl_attr_nest_start(nlh, RDMA_NLDEV_ATTR_DRIVER);
-    mnl_attr_put_strz(nlh, RDMA_NLDEV_ATTR_DRIVER_STRING, "sq_psn");
-    mnl_attr_put_u32(nlh, RDMA_NLDEV_ATTR_DRIVER_U32, 1234);
-    mnl_attr_put_strz(nlh, RDMA_NLDEV_ATTR_DRIVER_STRING, "flags");
-    mnl_attr_put_u8(nlh, RDMA_NLDEV_ATTR_DRIVER_PRINT_TYPE, RDMA_NLDEV_PRINT_TYPE_HEX);
-    mnl_attr_put_u32(nlh, RDMA_NLDEV_ATTR_DRIVER_U32, 0x40);
-    mnl_attr_put_strz(nlh, RDMA_NLDEV_ATTR_DRIVER_STRING, "rate_bytes_per_sec");
-    mnl_attr_put_u64(nlh, RDMA_NLDEV_ATTR_DRIVER_U64, 12'500'000'000ull);
-    mnl_attr_put_strz(nlh, RDMA_NLDEV_ATTR_DRIVER_STRING, "delta");
-    mnl_attr_put_u32(nlh, RDMA_NLDEV_ATTR_DRIVER_S32, static_cast<std::uint32_t>(-5));
-    mnl_attr_nest_end(nlh, drv);
-  }
+  fill_entry(nlh);
   mnl_attr_nest_end(nlh, entry);
   mnl_attr_nest_end(nlh, table);
   return nlh;
+}
+
+// A RES_QP_GET reply as 6.1's res_get_common_dumpit() and a driver's fill_res_qp_entry()
+// build it: device handle, then a QP table of entries, each with a driver table.
+nlmsghdr *put_qp_reply(test::MsgBuf &buf, bool with_driver) {
+  return put_one_qp_reply(buf, [with_driver](nlmsghdr *nlh) {
+    mnl_attr_put_u32(nlh, RDMA_NLDEV_ATTR_PORT_INDEX, 1);
+    mnl_attr_put_u32(nlh, RDMA_NLDEV_ATTR_RES_LQPN, 17);
+    mnl_attr_put_u32(nlh, RDMA_NLDEV_ATTR_RES_RQPN, 18);
+    mnl_attr_put_u8(nlh, RDMA_NLDEV_ATTR_RES_TYPE, 2);
+    mnl_attr_put_u8(nlh, RDMA_NLDEV_ATTR_RES_STATE, 3);
+    if (with_driver) {
+      nlattr *drv = mnl_attr_nest_start(nlh, RDMA_NLDEV_ATTR_DRIVER);
+      mnl_attr_put_strz(nlh, RDMA_NLDEV_ATTR_DRIVER_STRING, "sq_psn");
+      mnl_attr_put_u32(nlh, RDMA_NLDEV_ATTR_DRIVER_U32, 1234);
+      mnl_attr_put_strz(nlh, RDMA_NLDEV_ATTR_DRIVER_STRING, "flags");
+      mnl_attr_put_u8(nlh, RDMA_NLDEV_ATTR_DRIVER_PRINT_TYPE, RDMA_NLDEV_PRINT_TYPE_HEX);
+      mnl_attr_put_u32(nlh, RDMA_NLDEV_ATTR_DRIVER_U32, 0x40);
+      mnl_attr_put_strz(nlh, RDMA_NLDEV_ATTR_DRIVER_STRING, "rate_bytes_per_sec");
+      mnl_attr_put_u64(nlh, RDMA_NLDEV_ATTR_DRIVER_U64, 12'500'000'000ull);
+      mnl_attr_put_strz(nlh, RDMA_NLDEV_ATTR_DRIVER_STRING, "delta");
+      mnl_attr_put_u32(nlh, RDMA_NLDEV_ATTR_DRIVER_S32, static_cast<std::uint32_t>(-5));
+      mnl_attr_nest_end(nlh, drv);
+    }
+  });
 }
 
 TEST(ParseQp, EntryWithDriverAttributes) {
@@ -85,9 +99,7 @@ TEST(ParseQp, NoDriverTable) {
 
 TEST(ParseQp, NoQpTableIsNoQps) {
   test::MsgBuf buf;
-  nlmsghdr *nlh = buf.put(qp_get);
-  mnl_attr_put_u32(nlh, RDMA_NLDEV_ATTR_DEV_INDEX, 4);
-  mnl_attr_put_strz(nlh, RDMA_NLDEV_ATTR_DEV_NAME, "srnic1");
+  nlmsghdr *nlh = put_dev_reply(buf);
   Result<std::vector<QpRes>> qps = parse_qp_res(*nlh);
   ASSERT_TRUE(qps);
   EXPECT_TRUE(qps->empty());
@@ -95,14 +107,8 @@ TEST(ParseQp, NoQpTableIsNoQps) {
 
 TEST(ParseQp, EntryNeedsQpNumber) {
   test::MsgBuf buf;
-  nlmsghdr *nlh = buf.put(qp_get);
-  mnl_attr_put_u32(nlh, RDMA_NLDEV_ATTR_DEV_INDEX, 4);
-  mnl_attr_put_strz(nlh, RDMA_NLDEV_ATTR_DEV_NAME, "srnic1");
-  nlattr *table = mnl_attr_nest_start(nlh, RDMA_NLDEV_ATTR_RES_QP);
-  nlattr *entry = mnl_attr_nest_start(nlh, RDMA_NLDEV_ATTR_RES_QP_ENTRY);
-  mnl_attr_put_u8(nlh, RDMA_NLDEV_ATTR_RES_STATE, 3);
-  mnl_attr_nest_end(nlh, entry);
-  mnl_attr_nest_end(nlh, table);
+  nlmsghdr *nlh =
+      put_one_qp_reply(buf, [](nlmsghdr *n) { mnl_attr_put_u8(n, RDMA_NLDEV_ATTR_RES_STATE, 3); });
   Result<std::vector<QpRes>> qps = parse_qp_res(*nlh);
   ASSERT_FALSE(qps);
   EXPECT_EQ(qps.error().errnum, EPROTO);
@@ -110,17 +116,12 @@ TEST(ParseQp, EntryNeedsQpNumber) {
 
 TEST(ParseQp, ValueWithoutNameIsMalformed) {
   test::MsgBuf buf;
-  nlmsghdr *nlh = buf.put(qp_get);
-  mnl_attr_put_u32(nlh, RDMA_NLDEV_ATTR_DEV_INDEX, 4);
-  mnl_attr_put_strz(nlh, RDMA_NLDEV_ATTR_DEV_NAME, "srnic1");
-  nlattr *table = mnl_attr_nest_start(nlh, RDMA_NLDEV_ATTR_RES_QP);
-  nlattr *entry = mnl_attr_nest_start(nlh, RDMA_NLDEV_ATTR_RES_QP_ENTRY);
-  mnl_attr_put_u32(nlh, RDMA_NLDEV_ATTR_RES_LQPN, 17);
-  nlattr *drv = mnl_attr_nest_start(nlh, RDMA_NLDEV_ATTR_DRIVER);
-  mnl_attr_put_u32(nlh, RDMA_NLDEV_ATTR_DRIVER_U32, 1);
-  mnl_attr_nest_end(nlh, drv);
-  mnl_attr_nest_end(nlh, entry);
-  mnl_attr_nest_end(nlh, table);
+  nlmsghdr *nlh = put_one_qp_reply(buf, [](nlmsghdr *n) {
+    mnl_attr_put_u32(n, RDMA_NLDEV_ATTR_RES_LQPN, 17);
+    nlattr *drv = mnl_attr_nest_start(n, RDMA_NLDEV_ATTR_DRIVER);
+    mnl_attr_put_u32(n, RDMA_NLDEV_ATTR_DRIVER_U32, 1);
+    mnl_attr_nest_end(n, drv);
+  });
   EXPECT_FALSE(parse_qp_res(*nlh));
 }
 

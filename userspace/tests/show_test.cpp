@@ -1,5 +1,4 @@
 // SPDX-License-Identifier: GPL-2.0
-#include "ctl/cli.h"
 #include "ctl/dev.h"
 #include "ctl/srnic_dev.h"
 #include "fake_host.h"
@@ -10,7 +9,6 @@
 #include <rdma/rdma_netlink.h>
 
 #include <cstdlib>
-#include <sstream>
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -21,17 +19,8 @@ namespace {
 
 using testing::HasSubstr;
 
-struct CliRun {
-  int status;
-  std::string out;
-  std::string err;
-};
-
-CliRun run_on(const test::FakeHost &host, const std::vector<std::string> &args) {
-  std::ostringstream out, err;
-  int status = run(args, host.sysfs(), out, err);
-  return {status, out.str(), err.str()};
-}
+using test::CliRun;
+using test::run_on;
 
 TEST(ParseU64, DecimalOnly) {
   EXPECT_EQ(parse_u64("0"), 0u);
