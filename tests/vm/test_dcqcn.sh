@@ -41,49 +41,37 @@ t_check "congested topology: 2 senders, router, receiver" dq_setup 2 "$RATE"
 
 # --- knobs ------------------------------------------------------------------
 D=/sys/class/infiniband/srnicD
-declare -A DEF=(
-	[roce_np/enable]=1 [roce_np/min_time_between_cnps]=4
-	[roce_np/cnp_dscp]=48 [roce_np/cnp_802p_prio]=6
-	[roce_rp/enable]=1 [roce_rp/clamp_tgt_rate]=1
-	[roce_rp/clamp_tgt_rate_after_time_inc]=1 [roce_rp/dce_tcp_g]=1019
-	[roce_rp/dce_tcp_rtt]=1000 [roce_rp/initial_alpha_value]=1023
-	[roce_rp/rate_reduce_monitor_period]=1000
-	[roce_rp/rate_to_set_on_first_cnp]=0 [roce_rp/rpg_ai_rate]=1
-	[roce_rp/rpg_byte_reset]=1000000 [roce_rp/rpg_gd]=11
-	[roce_rp/rpg_hai_rate]=5 [roce_rp/rpg_max_rate]=0
-	[roce_rp/rpg_min_dec_fac]=50 [roce_rp/rpg_min_rate]=1
-	[roce_rp/rpg_threshold]=5 [roce_rp/rpg_time_reset]=10000
-	[roce_rp/ecn_mark]=1
-)
-# a valid non-default value and an out-of-range one, per knob
-declare -A GOOD=(
-	[roce_np/enable]=0 [roce_np/min_time_between_cnps]=50
-	[roce_np/cnp_dscp]=63 [roce_np/cnp_802p_prio]=7
-	[roce_rp/enable]=0 [roce_rp/clamp_tgt_rate]=0
-	[roce_rp/clamp_tgt_rate_after_time_inc]=0 [roce_rp/dce_tcp_g]=1020
-	[roce_rp/dce_tcp_rtt]=55 [roce_rp/initial_alpha_value]=512
-	[roce_rp/rate_reduce_monitor_period]=50
-	[roce_rp/rate_to_set_on_first_cnp]=100 [roce_rp/rpg_ai_rate]=40
-	[roce_rp/rpg_byte_reset]=10000000 [roce_rp/rpg_gd]=12
-	[roce_rp/rpg_hai_rate]=200 [roce_rp/rpg_max_rate]=1000
-	[roce_rp/rpg_min_dec_fac]=80 [roce_rp/rpg_min_rate]=10
-	[roce_rp/rpg_threshold]=3 [roce_rp/rpg_time_reset]=55
-	[roce_rp/ecn_mark]=0
-)
-declare -A BAD=(
-	[roce_np/enable]=2 [roce_np/min_time_between_cnps]=1000001
-	[roce_np/cnp_dscp]=64 [roce_np/cnp_802p_prio]=8
-	[roce_rp/enable]=2 [roce_rp/clamp_tgt_rate]=2
-	[roce_rp/clamp_tgt_rate_after_time_inc]=2 [roce_rp/dce_tcp_g]=1024
-	[roce_rp/dce_tcp_rtt]=0 [roce_rp/initial_alpha_value]=1024
-	[roce_rp/rate_reduce_monitor_period]=1000001
-	[roce_rp/rate_to_set_on_first_cnp]=400001 [roce_rp/rpg_ai_rate]=0
-	[roce_rp/rpg_byte_reset]=1073741825 [roce_rp/rpg_gd]=16
-	[roce_rp/rpg_hai_rate]=0 [roce_rp/rpg_max_rate]=400001
-	[roce_rp/rpg_min_dec_fac]=0 [roce_rp/rpg_min_rate]=0
-	[roce_rp/rpg_threshold]=0 [roce_rp/rpg_time_reset]=0
-	[roce_rp/ecn_mark]=2
-)
+# every knob: its default, a valid non-default value and an out-of-range one
+# knob                                default good     bad
+KNOBS='
+roce_np/enable                        1       0        2
+roce_np/min_time_between_cnps         4       50       1000001
+roce_np/cnp_dscp                      48      63       64
+roce_np/cnp_802p_prio                 6       7        8
+roce_rp/enable                        1       0        2
+roce_rp/clamp_tgt_rate                1       0        2
+roce_rp/clamp_tgt_rate_after_time_inc 1       0        2
+roce_rp/dce_tcp_g                     1019    1020     1024
+roce_rp/dce_tcp_rtt                   1000    55       0
+roce_rp/initial_alpha_value           1023    512      1024
+roce_rp/rate_reduce_monitor_period    1000    50       1000001
+roce_rp/rate_to_set_on_first_cnp      0       100      400001
+roce_rp/rpg_ai_rate                   1       40       0
+roce_rp/rpg_byte_reset                1000000 10000000 1073741825
+roce_rp/rpg_gd                        11      12       16
+roce_rp/rpg_hai_rate                  5       200      0
+roce_rp/rpg_max_rate                  0       1000     400001
+roce_rp/rpg_min_dec_fac               50      80       0
+roce_rp/rpg_min_rate                  1       10       0
+roce_rp/rpg_threshold                 5       3        0
+roce_rp/rpg_time_reset                10000   55       0
+roce_rp/ecn_mark                      1       0        2
+'
+declare -A DEF=() GOOD=() BAD=()
+while read -r k def good bad; do
+	[ -n "$k" ] || continue
+	DEF[$k]=$def GOOD[$k]=$good BAD[$k]=$bad
+done <<<"$KNOBS"
 files=$(cd "$D" && ls roce_np/* roce_rp/* | sort | tr '\n' ' ')
 t_eq "roce_np/ and roce_rp/ hold exactly the 22 knobs" "$files" \
 	"$(printf '%s\n' "${!DEF[@]}" | sort | tr '\n' ' ')"
