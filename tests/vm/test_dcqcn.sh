@@ -31,7 +31,7 @@ cd "$(dirname "$0")/../.." || exit 1
 
 KO=$PWD/srnic.ko
 [ -f "$KO" ] || { echo "srnic.ko missing: run make module first"; exit 1; }
-RATE=${DQ_TEST_RATE:-40}	# Mbit/s at the bottleneck
+RATE=${DQ_TEST_RATE:-20}	# Mbit/s at the bottleneck
 SECS=${DQ_TEST_SECS:-8}
 
 modprobe -a veth ib_uverbs rdma_ucm udp_tunnel ip6_udp_tunnel sch_htb sch_red
