@@ -32,6 +32,10 @@
 #                             DQ_DROPS, DQ_MARKS (qdisc), DQ_RETX,
 #                             DQ_CNP_SENT, DQ_CNP_HANDLED (srnic counters),
 #                             and DQ_FAILED (flows whose perftest failed).
+#   dq_ipv6                   add IPv6 (nodad): fd10:I::2 on sender I,
+#                             fd10:100::2 on the receiver, forwarding in nsR,
+#                             RoCEv2/IPv6 into the same htb + RED class;
+#                             waits until their RoCEv2 GIDs exist
 #   dq_counter DEV NAME       one hw_counter of an srnic device
 #   dq_report LABEL           one line with all of the above
 set -u
@@ -107,6 +111,26 @@ dq_setup() {
 		settle roce_gid_index "srnicS$i" "10.1.$i.2" >/dev/null || return 1
 	done
 	ip netns exec nsS1 busybox ping -c1 -W3 10.1.100.2 >/dev/null
+}
+
+dq_ipv6() {
+	local i
+	ip netns exec nsR sysctl -qw net.ipv6.conf.all.forwarding=1 || return 1
+	ip -n nsR addr add fd10:100::1/64 dev vethRD nodad || return 1
+	ip -n nsD addr add fd10:100::2/64 dev vethD nodad || return 1
+	ip -n nsD -6 route add default via fd10:100::1 || return 1
+	for i in $(seq "$DQ_N"); do
+		ip -n nsR addr add "fd10:$i::1/64" dev "vethR$i" nodad || return 1
+		ip -n "nsS$i" addr add "fd10:$i::2/64" dev "vethS$i" nodad || return 1
+		ip -n "nsS$i" -6 route add default via "fd10:$i::1" || return 1
+	done
+	ip netns exec nsR tc filter add dev vethRD parent 1: protocol ipv6 \
+		u32 match ip6 protocol 17 0xff match ip6 dport 4791 0xffff \
+		flowid 1:1 || return 1
+	settle roce_gid_index srnicD fd10:100::2 >/dev/null || return 1
+	for i in $(seq "$DQ_N"); do
+		settle roce_gid_index "srnicS$i" "fd10:$i::2" >/dev/null || return 1
+	done
 }
 
 dq_dcqcn() {

@@ -24,6 +24,9 @@
 #     of DCQCN off, and Jain's fairness index of the two flows is high.
 #     Thresholds are generous: the guest is slow (TCG) and the host is
 #     shared.
+#   - IPv6: one short flow S1 -> D over IPv6 RoCEv2 GIDs through the same
+#     bottleneck: CE-marked IPv6 packets move np_ecn_marked_roce_packets and
+#     np_cnp_sent at the receiver, rp_cnp_handled at the sender.
 set -u
 cd "$(dirname "$0")/../.." || exit 1
 . tests/vm/lib.sh
@@ -154,6 +157,33 @@ t_check "DCQCN on: Jain's fairness index $DQ_JAIN >= 0.8" \
 	awk -v j="$DQ_JAIN" 'BEGIN { exit !(j >= 0.8) }'
 echo "per-flow sender rate (MiB/s) with DCQCN on, every ${DQ_SAMPLE}s:"
 sed 's/^/  /' "$DQ_OUT/rate-on.dat"
+
+# --- IPv6: CE-marked RoCEv2/IPv6 packets make CNPs --------------------------
+# one short flow S1 -> D over IPv6 GIDs through the same htb + RED class
+t_check "IPv6 on the topology (RoCEv2 GIDs, IPv6 RoCEv2 into the bottleneck)" dq_ipv6
+ecn0=$(dq_counter srnicD np_ecn_marked_roce_packets)
+cnp0=$(dq_counter srnicD np_cnp_sent)
+hdl0=$(dq_counter srnicS1 rp_cnp_handled)
+gd6=$(roce_gid_index srnicD fd10:100::2)
+gs6=$(roce_gid_index srnicS1 fd10:1::2)
+bg_start P6 timeout --kill-after=5 60 ip netns exec nsD ib_write_bw -d srnicD \
+	-x "$gd6" -p 18700 -s 65536 -D 3 -F >"$DQ_OUT/srv6.log" 2>&1
+settle ip netns exec nsD grep -qi ":$(printf '%04X' 18700) 00000000:0000 0A" /proc/net/tcp
+timeout --kill-after=5 50 ip netns exec nsS1 ib_write_bw -d srnicS1 -x "$gs6" \
+	-p 18700 -s 65536 -D 3 -F 10.1.100.2 >"$DQ_OUT/cli6.log" 2>&1
+rc6=$?
+wait "$P6"
+rc6s=$?
+t_check "IPv6: the flow completed (client rc $rc6, server rc $rc6s)" \
+	test "$rc6" -eq 0 -a "$rc6s" -eq 0
+t_check "IPv6: the flow ran over the IPv6 GIDs" \
+	grep -q "GID: 253:16:00:01:00:00:00:00:00:00:00:00:00:00:00:02" "$DQ_OUT/cli6.log"
+t_check "IPv6: CE-marked packets counted at the receiver (np_ecn_marked_roce_packets)" \
+	test "$(dq_counter srnicD np_ecn_marked_roce_packets)" -gt "$ecn0"
+t_check "IPv6: the receiver sent CNPs (np_cnp_sent)" \
+	test "$(dq_counter srnicD np_cnp_sent)" -gt "$cnp0"
+t_check "IPv6: the sender handled them (rp_cnp_handled)" \
+	test "$(dq_counter srnicS1 rp_cnp_handled)" -gt "$hdl0"
 
 t_check "no kernel warnings" bash -c "! dmesg | grep -E '^(\[[ 0-9.]+\] )?(WARNING|BUG|Oops)|lockdep|KASAN'"
 t_summary
