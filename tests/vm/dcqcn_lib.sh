@@ -171,8 +171,9 @@ dq_router_bytes() {
 }
 
 # Print "t r1 .. rN e" (s; MiB/s of each sender at the router; MiB/s out
-# of the bottleneck port) every DQ_SAMPLE s until killed.
+# of the bottleneck port) every DQ_SAMPLE s until the file $1 exists.
 dq_sampler() {
+	local stop=$1
 	local t0 now tprev prev cur i line r
 	t0=${EPOCHREALTIME/[.,]/}
 	tprev=$t0
@@ -191,6 +192,7 @@ dq_sampler() {
 		echo "$line"
 		prev=("${cur[@]}")
 		tprev=$now
+		[ -e "$stop" ] && break
 	done
 }
 
@@ -232,7 +234,8 @@ dq_run() {
 			-p $((18600 + i)) -s "$size" -D "$secs" -F 10.1.100.2 \
 			>"$DQ_OUT/cli$i.log" 2>&1
 	done
-	dq_sampler >"$DQ_OUT/rate.dat" &
+	rm -f "$DQ_OUT/sampler.stop"
+	dq_sampler "$DQ_OUT/sampler.stop" >"$DQ_OUT/rate.dat" &
 	spid=$!
 	DQ_FAILED=0
 	for i in $(seq "$DQ_N"); do
@@ -245,8 +248,9 @@ dq_run() {
 	b1=$(dq_router_bytes)
 	DQ_EGRESS=$(awk -v b=$(($(dq_qdisc_stat sent) - sent0)) -v us=$((t1 - t0)) \
 		'BEGIN { printf "%.2f", b / us / 1.048576 }')
-	kill "$spid"
-	wait "$spid" 2>/dev/null
+	: >"$DQ_OUT/sampler.stop"
+	wait "$spid"
+	rm -f "$DQ_OUT/sampler.stop"
 	DQ_EGRESS_STEADY=$(dq_steady_egress "$DQ_OUT/rate.dat")
 	DQ_BW=()
 	for i in $(seq "$DQ_N"); do
