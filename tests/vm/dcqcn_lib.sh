@@ -157,12 +157,12 @@ dq_qdisc_stat() {
 # towards the receiver, one line "b1 .. bN e", read from /proc/PID/net/dev
 # of a process in nsR: no fork (the guest is busy).
 dq_router_bytes() {
-	local name rx _rest i out="" f
+	local name rx _rest i out="" fields
 	local -A by=() tx=()
 	while read -r name rx _rest; do
 		by[${name%:}]=$rx
-		read -r -a f <<<"$_rest"
-		tx[${name%:}]=${f[7]:-0}
+		read -r -a fields <<<"$_rest"
+		tx[${name%:}]=${fields[7]:-0}
 	done <"/proc/$DQ_RPID/net/dev"
 	for ((i = 1; i <= DQ_N; i++)); do
 		out+="${by[vethR$i]:-0} "
