@@ -156,7 +156,7 @@ t_check "DCQCN on: retransmissions <= 50 % of off ($DQ_RETX vs $OFF_RETX off)" \
 	test $((DQ_RETX * 2)) -le "$OFF_RETX"
 t_check "DCQCN on: Jain's fairness index $DQ_JAIN >= 0.8" \
 	awk -v j="$DQ_JAIN" 'BEGIN { exit !(j >= 0.8) }'
-echo "per-flow sender rate (MiB/s) with DCQCN on, every ${DQ_SAMPLE}s:"
+echo "DCQCN on, every ${DQ_SAMPLE}s or later: t (s), each sender's rate at the router, bottleneck egress (MiB/s):"
 sed 's/^/  /' "$DQ_OUT/rate-on.dat"
 
 # --- IPv6: CE-marked RoCEv2/IPv6 packets make CNPs --------------------------
