@@ -60,9 +60,12 @@
  *   rpg_threshold		1 -> 5 (F of the paper): with 1, hyper increase
  *				starts 2 timer periods after a cut
  *   dce_tcp_rtt			1 µs -> 1000 µs (alpha timer)
- *   rate_reduce_monitor_period	4 µs -> 1000 µs (about one cut per
- *				round trip; 2000 µs let a queue overflow
- *				before the rate came down)
+ *   rate_reduce_monitor_period	4 µs -> 4000 µs (about one cut per
+ *				round trip of a loaded VM: at 1000 µs the
+ *				CNPs that keep coming while a queue drains,
+ *				tens of ms, cut RC down to rpg_min_rate in
+ *				one episode; at 10000 µs the queue overflowed
+ *				more often)
  *   rpg_time_reset		300 µs -> 10000 µs (rate increase timer):
  *				at 1500 µs the additive increase (1 Mb/s a
  *				step) added a third of a 40 Mb/s bottleneck
@@ -89,7 +92,7 @@ const struct srnic_dcqcn_knob srnic_dcqcn_knobs[] = {
 	RP(dce_tcp_rtt, SRNIC_RP_DCE_TCP_RTT, 1, 1000000, 1000),
 	RP(initial_alpha_value, SRNIC_RP_INITIAL_ALPHA_VALUE, 0, 1023, 1023),
 	RP(rate_reduce_monitor_period, SRNIC_RP_RATE_REDUCE_MONITOR_PERIOD,
-	   0, 1000000, 1000),
+	   0, 1000000, 4000),
 	RP(rate_to_set_on_first_cnp, SRNIC_RP_RATE_TO_SET_ON_FIRST_CNP,
 	   0, 400000, 0),
 	RP(rpg_ai_rate, SRNIC_RP_RPG_AI_RATE, 1, 400000, 1),

@@ -8,7 +8,9 @@
 #                        [--out DIR]
 #
 #   --flows  incast sizes: senders sharing the bottleneck (default "2 4")
-#   --rate   bottleneck rate in Mbit/s (default 40)
+#   --rate   bottleneck rate in Mbit/s (default 20: about what the 2-vCPU
+#            TCG guest forwards while senders flood it, so the htb is the
+#            bottleneck; a heavily loaded host can push the guest below it)
 #   --secs   duration of each run (default 10)
 #   --out    results directory (default build/dcqcn-bench-<date>)
 #
@@ -22,14 +24,15 @@
 # the router, Jain's fairness index, qdisc drops and CE marks, srnic
 # retransmissions and CNPs. Writes DIR/incastN/{summary.txt,rate-off.dat,
 # rate-on.dat} and, if gnuplot is installed, DIR/dcqcn-rate.png: per-flow
-# sender rate over time, one row per incast size, DCQCN off left, on right.
+# sender rate and the bottleneck's egress over time, one row per incast
+# size, DCQCN off left, on right.
 set -euo pipefail
 export LC_ALL=C
 
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd -P)
-flows="2 4" rate=40 secs=10 out=
+flows="2 4" rate=20 secs=10 out=
 
-usage() { sed -n '7,14p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+usage() { sed -n '7,16p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 while [ $# -gt 0 ]; do
 	case $1 in
 	--flows) [ $# -ge 2 ] || usage; flows=$2; shift 2 ;;
@@ -76,6 +79,7 @@ rows=$(echo "$flows" | wc -w)
 			for i in $(seq "$n"); do
 				plot+=" '$f' using 1:$((i + 1)) with linespoints title 'flow $i',"
 			done
+			plot+=" '$f' using 1:$((n + 2)) with lines lw 2 title 'bottleneck egress',"
 			echo "${plot%,}, $(awk -v r="$rate" 'BEGIN { printf "%.3f", r / 8.388608 }') with lines dt 2 lc 'black' title 'bottleneck'"
 		done
 	done

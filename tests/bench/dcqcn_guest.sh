@@ -9,7 +9,8 @@
 # a RATE_MBIT bottleneck, runs N concurrent ib_write_bw flows for SECS
 # seconds with DCQCN off, then on, and writes to OUTDIR: summary.txt (one
 # dq_report line per mode) and rate-off.dat / rate-on.dat (per-flow sender
-# rate at the router over time: "t r1 .. rN", s and MiB/s).
+# rate at the router and the bottleneck's egress over time: "t r1 .. rN e",
+# s and MiB/s).
 set -u
 cd "$(dirname "$0")/../.." || exit 1
 . tests/vm/lib.sh

@@ -78,7 +78,7 @@ static void dcqcn_defaults(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, p.dce_tcp_g, 1019U);
 	KUNIT_EXPECT_EQ(test, p.dce_tcp_rtt, 1000U);	/* mlx5: 1 */
 	KUNIT_EXPECT_EQ(test, p.initial_alpha_value, 1023U);
-	KUNIT_EXPECT_EQ(test, p.rate_reduce_monitor_period, 1000U); /* 4 */
+	KUNIT_EXPECT_EQ(test, p.rate_reduce_monitor_period, 4000U); /* 4 */
 	KUNIT_EXPECT_EQ(test, p.rate_to_set_on_first_cnp, 0U);
 	KUNIT_EXPECT_EQ(test, p.rpg_ai_rate, 1U);	/* mlx5: 5 */
 	KUNIT_EXPECT_EQ(test, p.rpg_byte_reset, 1000000U); /* 32767 */

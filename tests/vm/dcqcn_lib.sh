@@ -19,15 +19,23 @@
 #   dq_dcqcn on|off           roce_np/enable and roce_rp/enable, all devices
 #   dq_run SECS SIZE          N concurrent ib_write_bw flows Si -> D for SECS
 #                             seconds (messages of SIZE bytes); samples each
-#                             sender's rate at the router every DQ_SAMPLE s
-#                             into $DQ_OUT/rate.dat ("t r1 .. rN", MB/s).
+#                             sender's rate at the router and the
+#                             bottleneck's egress every DQ_SAMPLE s into
+#                             $DQ_OUT/rate.dat ("t r1 .. rN e", MiB/s).
 #                             Sets DQ_BW[i] (MB/s of flow i per perftest,
 #                             0 if it failed), DQ_GOODPUT, DQ_JAIN, DQ_TXRATE
 #                             (mean sender rate at the router, MB/s),
-#                             DQ_EGRESS (MiB/s out of the bottleneck),
+#                             DQ_EGRESS (MiB/s out of the bottleneck, from
+#                             before the flows' setup to after their end),
+#                             DQ_EGRESS_STEADY (the same while the flows
+#                             send: median of the samples),
 #                             DQ_DROPS, DQ_MARKS (qdisc), DQ_RETX,
 #                             DQ_CNP_SENT, DQ_CNP_HANDLED (srnic counters),
 #                             and DQ_FAILED (flows whose perftest failed).
+#   dq_ipv6                   add IPv6 (nodad): fd10:I::2 on sender I,
+#                             fd10:100::2 on the receiver, forwarding in nsR,
+#                             RoCEv2/IPv6 into the same htb + RED class;
+#                             waits until their RoCEv2 GIDs exist
 #   dq_counter DEV NAME       one hw_counter of an srnic device
 #   dq_report LABEL           one line with all of the above
 set -u
@@ -105,6 +113,26 @@ dq_setup() {
 	ip netns exec nsS1 busybox ping -c1 -W3 10.1.100.2 >/dev/null
 }
 
+dq_ipv6() {
+	local i
+	ip netns exec nsR sysctl -qw net.ipv6.conf.all.forwarding=1 || return 1
+	ip -n nsR addr add fd10:100::1/64 dev vethRD nodad || return 1
+	ip -n nsD addr add fd10:100::2/64 dev vethD nodad || return 1
+	ip -n nsD -6 route add default via fd10:100::1 || return 1
+	for i in $(seq "$DQ_N"); do
+		ip -n nsR addr add "fd10:$i::1/64" dev "vethR$i" nodad || return 1
+		ip -n "nsS$i" addr add "fd10:$i::2/64" dev "vethS$i" nodad || return 1
+		ip -n "nsS$i" -6 route add default via "fd10:$i::1" || return 1
+	done
+	ip netns exec nsR tc filter add dev vethRD parent 1: protocol ipv6 \
+		u32 match ip6 protocol 17 0xff match ip6 dport 4791 0xffff \
+		flowid 1:1 || return 1
+	settle roce_gid_index srnicD fd10:100::2 >/dev/null || return 1
+	for i in $(seq "$DQ_N"); do
+		settle roce_gid_index "srnicS$i" "fd10:$i::2" >/dev/null || return 1
+	done
+}
+
 dq_dcqcn() {
 	local v=0 d
 	[ "$1" = on ] && v=1
@@ -125,24 +153,28 @@ dq_qdisc_stat() {
 			for (i = 1; i <= NF; i++) if ($i == "marked") { print $(i + 1); exit } }'
 }
 
-# rx_bytes of each router port facing a sender, one line "b1 b2 ..", read
-# from /proc/PID/net/dev of a process in nsR: no fork (the guest is busy).
+# rx_bytes of each router port facing a sender and tx_bytes of its port
+# towards the receiver, one line "b1 .. bN e", read from /proc/PID/net/dev
+# of a process in nsR: no fork (the guest is busy).
 dq_router_bytes() {
-	local name rx _rest i out=""
-	local -A by=()
+	local name rx _rest i out="" fields
+	local -A by=() tx=()
 	while read -r name rx _rest; do
 		by[${name%:}]=$rx
+		read -r -a fields <<<"$_rest"
+		tx[${name%:}]=${fields[7]:-0}
 	done <"/proc/$DQ_RPID/net/dev"
 	for ((i = 1; i <= DQ_N; i++)); do
 		out+="${by[vethR$i]:-0} "
 	done
-	echo "$out"
+	echo "$out${tx[vethRD]:-0}"
 }
 
-# Print "t r1 .. rN" (s, MiB/s of each sender at the router) every
-# DQ_SAMPLE s for SECS s.
+# Print "t r1 .. rN e" (s; MiB/s of each sender at the router; MiB/s out
+# of the bottleneck port) every DQ_SAMPLE s until the file $1 exists.
 dq_sampler() {
-	local secs=$1 t0 now tprev prev cur i line r
+	local stop=$1
+	local t0 now tprev prev cur i line r
 	t0=${EPOCHREALTIME/[.,]/}
 	tprev=$t0
 	read -r -a prev <<<"$(dq_router_bytes)"
@@ -153,15 +185,24 @@ dq_sampler() {
 		# bash arithmetic only: s with 2 decimals, MiB/s with 2
 		printf -v line '%d.%02d' $(((now - t0) / 1000000)) \
 			$(((now - t0) / 10000 % 100))
-		for ((i = 0; i < DQ_N; i++)); do
+		for ((i = 0; i <= DQ_N; i++)); do
 			r=$(((cur[i] - prev[i]) * 100000000 / 1048576 / (now - tprev)))
 			printf -v line '%s %d.%02d' "$line" $((r / 100)) $((r % 100))
 		done
 		echo "$line"
 		prev=("${cur[@]}")
 		tprev=$now
-		[ $(((now - t0) / 1000000)) -ge "$secs" ] && break
+		[ -e "$stop" ] && break
 	done
+}
+
+# The bottleneck's steady egress (MiB/s) in a rate.dat: the median of the
+# "e" column over the samples in which the flows send, without the first
+# and last of them (the flows start and stop within those).
+dq_steady_egress() {
+	awk -v n="$DQ_N" '{ s = 0; for (i = 2; i <= n + 1; i++) s += $i }
+		s > 0.05 { print $(n + 2) }' "$1" | sed '1d;$d' | sort -g |
+		awk '{ v[NR] = $1 } END { if (NR) printf "%.2f", NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2; else print 0 }'
 }
 
 dq_run() {
@@ -193,7 +234,8 @@ dq_run() {
 			-p $((18600 + i)) -s "$size" -D "$secs" -F 10.1.100.2 \
 			>"$DQ_OUT/cli$i.log" 2>&1
 	done
-	dq_sampler "$secs" >"$DQ_OUT/rate.dat" &
+	rm -f "$DQ_OUT/sampler.stop"
+	dq_sampler "$DQ_OUT/sampler.stop" >"$DQ_OUT/rate.dat" &
 	spid=$!
 	DQ_FAILED=0
 	for i in $(seq "$DQ_N"); do
@@ -206,7 +248,10 @@ dq_run() {
 	b1=$(dq_router_bytes)
 	DQ_EGRESS=$(awk -v b=$(($(dq_qdisc_stat sent) - sent0)) -v us=$((t1 - t0)) \
 		'BEGIN { printf "%.2f", b / us / 1.048576 }')
+	: >"$DQ_OUT/sampler.stop"
 	wait "$spid"
+	rm -f "$DQ_OUT/sampler.stop"
+	DQ_EGRESS_STEADY=$(dq_steady_egress "$DQ_OUT/rate.dat")
 	DQ_BW=()
 	for i in $(seq "$DQ_N"); do
 		# perftest: "#bytes #iterations BW peak BW average MsgRate"
@@ -217,7 +262,7 @@ dq_run() {
 	DQ_JAIN=$(printf '%s\n' "${DQ_BW[@]}" | awk '{ s += $1; q += $1 * $1; n++ }
 		END { if (q > 0) printf "%.3f", s * s / (n * q); else print 0 }')
 	DQ_TXRATE=$(awk -v a="$b0" -v b="$b1" -v us=$((t1 - t0)) 'BEGIN {
-		n = split(a, x, " "); split(b, y, " ")
+		n = split(a, x, " ") - 1; split(b, y, " ")
 		for (i = 1; i <= n; i++) s += y[i] - x[i]
 		printf "%.2f", s / us / 1.048576 }')
 	DQ_DROPS=$(($(dq_qdisc_stat dropped) - drops0))
@@ -232,10 +277,10 @@ dq_report() {
 	for i in $(seq "$DQ_N"); do
 		flows+=" f$i=${DQ_BW[i]}"
 	done
-	printf '%s: goodput %s MiB/s (bottleneck %s Mbit/s = %s MiB/s),%s, sender rate %s MiB/s, bottleneck egress %s MiB/s, Jain %s, drops %s, CE marks %s, retransmits %s, CNPs sent %s handled %s, failed flows %s\n' \
+	printf '%s: goodput %s MiB/s (bottleneck %s Mbit/s = %s MiB/s),%s, sender rate %s MiB/s, bottleneck egress %s MiB/s (steady %s), Jain %s, drops %s, CE marks %s, retransmits %s, CNPs sent %s handled %s, failed flows %s\n' \
 		"$1" "$DQ_GOODPUT" "$DQ_RATE" \
 		"$(awk -v r="$DQ_RATE" 'BEGIN { printf "%.2f", r * 1e6 / 8 / 1048576 }')" \
-		"$flows" "$DQ_TXRATE" "$DQ_EGRESS" "$DQ_JAIN" "$DQ_DROPS" "$DQ_MARKS" "$DQ_RETX" \
+		"$flows" "$DQ_TXRATE" "$DQ_EGRESS" "$DQ_EGRESS_STEADY" "$DQ_JAIN" "$DQ_DROPS" "$DQ_MARKS" "$DQ_RETX" \
 		"$DQ_CNP_SENT" "$DQ_CNP_HANDLED" "$DQ_FAILED"
 	# RED's own breakdown (cumulative): marked, early, pdrop
 	ip netns exec nsR tc -s qdisc show dev vethRD |

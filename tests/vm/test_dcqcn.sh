@@ -15,15 +15,19 @@
 #   - two concurrent RC flows (ib_write_bw) into the bottleneck, DCQCN off
 #     then on. With DCQCN on: both flows complete, the receiver sends CNPs
 #     (np_cnp_sent), the senders act on them (rp_cnp_handled), the senders'
-#     rate at the router falls, goodput is at least 40 % of what the
-#     bottleneck delivered with DCQCN off (its real capacity in the guest,
-#     below the htb rate on a loaded host; goodput with DCQCN off swings
-#     from 0.2 to 2.5 MiB/s with go-back-N's luck, so it is reported, not
-#     compared),
+#     rate at the router falls, goodput is at least 40 % of the
+#     bottleneck's capacity (the htb rate, or what left the bottleneck
+#     while the flows sent with DCQCN off when the guest forwards less;
+#     50-73 % measured with the defaults at host load 5-8, so the margin is
+#     for a busier host; goodput with DCQCN off swings with go-back-N's
+#     luck, so it is reported, not compared),
 #     qdisc drops are at most 10 % and srnic retransmissions at most half
 #     of DCQCN off, and Jain's fairness index of the two flows is high.
 #     Thresholds are generous: the guest is slow (TCG) and the host is
 #     shared.
+#   - IPv6: one short flow S1 -> D over IPv6 RoCEv2 GIDs through the same
+#     bottleneck: CE-marked IPv6 packets move np_ecn_marked_roce_packets and
+#     np_cnp_sent at the receiver, rp_cnp_handled at the sender.
 set -u
 cd "$(dirname "$0")/../.." || exit 1
 . tests/vm/lib.sh
@@ -31,7 +35,7 @@ cd "$(dirname "$0")/../.." || exit 1
 
 KO=$PWD/srnic.ko
 [ -f "$KO" ] || { echo "srnic.ko missing: run make module first"; exit 1; }
-RATE=${DQ_TEST_RATE:-40}	# Mbit/s at the bottleneck
+RATE=${DQ_TEST_RATE:-20}	# Mbit/s at the bottleneck
 SECS=${DQ_TEST_SECS:-8}
 
 modprobe -a veth ib_uverbs rdma_ucm udp_tunnel ip6_udp_tunnel sch_htb sch_red
@@ -41,49 +45,37 @@ t_check "congested topology: 2 senders, router, receiver" dq_setup 2 "$RATE"
 
 # --- knobs ------------------------------------------------------------------
 D=/sys/class/infiniband/srnicD
-declare -A DEF=(
-	[roce_np/enable]=1 [roce_np/min_time_between_cnps]=4
-	[roce_np/cnp_dscp]=48 [roce_np/cnp_802p_prio]=6
-	[roce_rp/enable]=1 [roce_rp/clamp_tgt_rate]=1
-	[roce_rp/clamp_tgt_rate_after_time_inc]=1 [roce_rp/dce_tcp_g]=1019
-	[roce_rp/dce_tcp_rtt]=1000 [roce_rp/initial_alpha_value]=1023
-	[roce_rp/rate_reduce_monitor_period]=1000
-	[roce_rp/rate_to_set_on_first_cnp]=0 [roce_rp/rpg_ai_rate]=1
-	[roce_rp/rpg_byte_reset]=1000000 [roce_rp/rpg_gd]=11
-	[roce_rp/rpg_hai_rate]=5 [roce_rp/rpg_max_rate]=0
-	[roce_rp/rpg_min_dec_fac]=50 [roce_rp/rpg_min_rate]=1
-	[roce_rp/rpg_threshold]=5 [roce_rp/rpg_time_reset]=10000
-	[roce_rp/ecn_mark]=1
-)
-# a valid non-default value and an out-of-range one, per knob
-declare -A GOOD=(
-	[roce_np/enable]=0 [roce_np/min_time_between_cnps]=50
-	[roce_np/cnp_dscp]=63 [roce_np/cnp_802p_prio]=7
-	[roce_rp/enable]=0 [roce_rp/clamp_tgt_rate]=0
-	[roce_rp/clamp_tgt_rate_after_time_inc]=0 [roce_rp/dce_tcp_g]=1020
-	[roce_rp/dce_tcp_rtt]=55 [roce_rp/initial_alpha_value]=512
-	[roce_rp/rate_reduce_monitor_period]=50
-	[roce_rp/rate_to_set_on_first_cnp]=100 [roce_rp/rpg_ai_rate]=40
-	[roce_rp/rpg_byte_reset]=10000000 [roce_rp/rpg_gd]=12
-	[roce_rp/rpg_hai_rate]=200 [roce_rp/rpg_max_rate]=1000
-	[roce_rp/rpg_min_dec_fac]=80 [roce_rp/rpg_min_rate]=10
-	[roce_rp/rpg_threshold]=3 [roce_rp/rpg_time_reset]=55
-	[roce_rp/ecn_mark]=0
-)
-declare -A BAD=(
-	[roce_np/enable]=2 [roce_np/min_time_between_cnps]=1000001
-	[roce_np/cnp_dscp]=64 [roce_np/cnp_802p_prio]=8
-	[roce_rp/enable]=2 [roce_rp/clamp_tgt_rate]=2
-	[roce_rp/clamp_tgt_rate_after_time_inc]=2 [roce_rp/dce_tcp_g]=1024
-	[roce_rp/dce_tcp_rtt]=0 [roce_rp/initial_alpha_value]=1024
-	[roce_rp/rate_reduce_monitor_period]=1000001
-	[roce_rp/rate_to_set_on_first_cnp]=400001 [roce_rp/rpg_ai_rate]=0
-	[roce_rp/rpg_byte_reset]=1073741825 [roce_rp/rpg_gd]=16
-	[roce_rp/rpg_hai_rate]=0 [roce_rp/rpg_max_rate]=400001
-	[roce_rp/rpg_min_dec_fac]=0 [roce_rp/rpg_min_rate]=0
-	[roce_rp/rpg_threshold]=0 [roce_rp/rpg_time_reset]=0
-	[roce_rp/ecn_mark]=2
-)
+# every knob: its default, a valid non-default value and an out-of-range one
+# knob                                default good     bad
+KNOBS='
+roce_np/enable                        1       0        2
+roce_np/min_time_between_cnps         4       50       1000001
+roce_np/cnp_dscp                      48      63       64
+roce_np/cnp_802p_prio                 6       7        8
+roce_rp/enable                        1       0        2
+roce_rp/clamp_tgt_rate                1       0        2
+roce_rp/clamp_tgt_rate_after_time_inc 1       0        2
+roce_rp/dce_tcp_g                     1019    1020     1024
+roce_rp/dce_tcp_rtt                   1000    55       0
+roce_rp/initial_alpha_value           1023    512      1024
+roce_rp/rate_reduce_monitor_period    4000    50       1000001
+roce_rp/rate_to_set_on_first_cnp      0       100      400001
+roce_rp/rpg_ai_rate                   1       40       0
+roce_rp/rpg_byte_reset                1000000 10000000 1073741825
+roce_rp/rpg_gd                        11      12       16
+roce_rp/rpg_hai_rate                  5       200      0
+roce_rp/rpg_max_rate                  0       1000     400001
+roce_rp/rpg_min_dec_fac               50      80       0
+roce_rp/rpg_min_rate                  1       10       0
+roce_rp/rpg_threshold                 5       3        0
+roce_rp/rpg_time_reset                10000   55       0
+roce_rp/ecn_mark                      1       0        2
+'
+declare -A DEF=() GOOD=() BAD=()
+while read -r k def good bad; do
+	[ -n "$k" ] || continue
+	DEF[$k]=$def GOOD[$k]=$good BAD[$k]=$bad
+done <<<"$KNOBS"
 files=$(cd "$D" && ls roce_np/* roce_rp/* | sort | tr '\n' ' ')
 t_eq "roce_np/ and roce_rp/ hold exactly the 22 knobs" "$files" \
 	"$(printf '%s\n' "${!DEF[@]}" | sort | tr '\n' ' ')"
@@ -118,7 +110,7 @@ t_check "DCQCN off on every device" dq_dcqcn off
 dq_run "$SECS" 65536
 dq_report "DCQCN off"
 OFF_DROPS=$DQ_DROPS OFF_RETX=$DQ_RETX OFF_TX=$DQ_TXRATE OFF_GOODPUT=$DQ_GOODPUT
-OFF_EGRESS=$DQ_EGRESS
+OFF_EGRESS=$DQ_EGRESS_STEADY
 t_check "DCQCN off: the RED qdisc marks ECT(0) data packets CE" test "$DQ_MARKS" -gt 0
 t_eq "DCQCN off: no CNP sent" "$DQ_CNP_SENT" 0
 t_check "DCQCN off: the senders overrun the bottleneck (drops)" test "$DQ_DROPS" -gt 0
@@ -151,9 +143,10 @@ t_check "DCQCN on: ECN-marked packets counted at the receiver" \
 	test "$(dq_counter srnicD np_ecn_marked_roce_packets)" -gt 0
 t_check "DCQCN on: senders slow down (rate at router $DQ_TXRATE vs $OFF_TX MiB/s off)" \
 	awk -v on="$DQ_TXRATE" -v off="$OFF_TX" 'BEGIN { exit !(on < 0.85 * off) }'
-# with DCQCN off the queue is full all the time: what leaves it is the
+# with DCQCN off the queue is full all the time: what leaves it while the
+# flows send (median of the samples, not counting perftest's setup) is the
 # bottleneck's real capacity in this guest (the htb rate, or less when the
-# vCPUs cannot forward that much)
+# vCPUs cannot forward that much); goodput is perftest's, over the same part
 CAP=$(awk -v m="$MIBS" -v e="$OFF_EGRESS" 'BEGIN { printf "%.2f", e < m ? e : m }')
 t_check "DCQCN on: goodput $DQ_GOODPUT MiB/s >= 0.4 x the bottleneck's capacity $CAP MiB/s (off: $OFF_GOODPUT)" \
 	awk -v on="$DQ_GOODPUT" -v c="$CAP" 'BEGIN { exit !(on >= 0.4 * c) }'
@@ -163,8 +156,35 @@ t_check "DCQCN on: retransmissions <= 50 % of off ($DQ_RETX vs $OFF_RETX off)" \
 	test $((DQ_RETX * 2)) -le "$OFF_RETX"
 t_check "DCQCN on: Jain's fairness index $DQ_JAIN >= 0.8" \
 	awk -v j="$DQ_JAIN" 'BEGIN { exit !(j >= 0.8) }'
-echo "per-flow sender rate (MiB/s) with DCQCN on, every ${DQ_SAMPLE}s:"
+echo "DCQCN on, every ${DQ_SAMPLE}s or later: t (s), each sender's rate at the router, bottleneck egress (MiB/s):"
 sed 's/^/  /' "$DQ_OUT/rate-on.dat"
+
+# --- IPv6: CE-marked RoCEv2/IPv6 packets make CNPs --------------------------
+# one short flow S1 -> D over IPv6 GIDs through the same htb + RED class
+t_check "IPv6 on the topology (RoCEv2 GIDs, IPv6 RoCEv2 into the bottleneck)" dq_ipv6
+ecn0=$(dq_counter srnicD np_ecn_marked_roce_packets)
+cnp0=$(dq_counter srnicD np_cnp_sent)
+hdl0=$(dq_counter srnicS1 rp_cnp_handled)
+gd6=$(roce_gid_index srnicD fd10:100::2)
+gs6=$(roce_gid_index srnicS1 fd10:1::2)
+bg_start P6 timeout --kill-after=5 60 ip netns exec nsD ib_write_bw -d srnicD \
+	-x "$gd6" -p 18700 -s 65536 -D 3 -F >"$DQ_OUT/srv6.log" 2>&1
+settle ip netns exec nsD grep -qi ":$(printf '%04X' 18700) 00000000:0000 0A" /proc/net/tcp
+timeout --kill-after=5 50 ip netns exec nsS1 ib_write_bw -d srnicS1 -x "$gs6" \
+	-p 18700 -s 65536 -D 3 -F 10.1.100.2 >"$DQ_OUT/cli6.log" 2>&1
+rc6=$?
+wait "$P6"
+rc6s=$?
+t_check "IPv6: the flow completed (client rc $rc6, server rc $rc6s)" \
+	test "$rc6" -eq 0 -a "$rc6s" -eq 0
+t_check "IPv6: the flow ran over the IPv6 GIDs" \
+	grep -q "GID: 253:16:00:01:00:00:00:00:00:00:00:00:00:00:00:02" "$DQ_OUT/cli6.log"
+t_check "IPv6: CE-marked packets counted at the receiver (np_ecn_marked_roce_packets)" \
+	test "$(dq_counter srnicD np_ecn_marked_roce_packets)" -gt "$ecn0"
+t_check "IPv6: the receiver sent CNPs (np_cnp_sent)" \
+	test "$(dq_counter srnicD np_cnp_sent)" -gt "$cnp0"
+t_check "IPv6: the sender handled them (rp_cnp_handled)" \
+	test "$(dq_counter srnicS1 rp_cnp_handled)" -gt "$hdl0"
 
 t_check "no kernel warnings" bash -c "! dmesg | grep -E '^(\[[ 0-9.]+\] )?(WARNING|BUG|Oops)|lockdep|KASAN'"
 t_summary
