@@ -221,6 +221,7 @@ struct srnic_qp {
 		bool		stopped;	/* fatal error: no more transmit */
 		u32		msn;		/* last MSN seen in an ACK */
 		u32		since_ackreq;	/* packets sent without AckReq */
+		u64		ackreq_ns;	/* last AckReq (DCQCN active) */
 		u64		retransmits;	/* WQEs sent again (go-back-N) */
 	} req;
 	struct timer_list	retrans_timer;

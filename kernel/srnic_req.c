@@ -526,6 +526,26 @@ void srnic_req_init(struct srnic_qp *qp)
 }
 
 /*
+ * Will the WQE after the one at @cur be sent right after it? Only a fetched
+ * remote operation, not fenced, on a QP in RTS: its packets carry the
+ * AckReq (srnic_req_build()). A local operation, a fence or SQD may hold
+ * the queue, and the message before would wait for its ACK until the
+ * retransmit timer.
+ */
+static bool srnic_req_next_goes(struct srnic_qp *qp)
+{
+	u32 next = (qp->req.cur + 1) & qp->sq.index_mask;
+	const struct srnic_send_wqe *wqe;
+
+	if (next == qp->req.fetch || srnic_qp_state(qp) != IB_QPS_RTS)
+		return false;
+	wqe = srnic_swqe(qp, next);
+	return wqe->state == SRNIC_WQE_POSTED &&
+	       !srnic_wr_is_local(wqe->opcode) &&
+	       !(wqe->send_flags & IB_SEND_FENCE);
+}
+
+/*
  * Build the next packet of @wqe. Returns 1 when a packet was built, 0 when
  * the window, read credits or pacing stop us, or a negative errno when the
  * WQE cannot be sent (it is then completed in error).
@@ -590,14 +610,24 @@ static int srnic_req_build(struct srnic_qp *qp, struct srnic_send_wqe *wqe,
 		return err == -ENOMEM ? -ENOMEM : -EACCES;
 
 	/*
-	 * AckReq on each message's last packet, and now and then within;
-	 * on every packet while DCQCN slows the QP down, or 64 packets could
-	 * take longer than the ACK timeout.
+	 * AckReq every SRNIC_ACKREQ_EVERY packets, and on a message's last
+	 * packet unless another request goes right after it (which then
+	 * asks for both): one ACK per small message halved the message
+	 * rate. While DCQCN slows the QP down, also every eighth of the
+	 * retransmit timeout, or 64 packets could take longer than the
+	 * timeout (an ACK for every packet cost the paced sender much of
+	 * its rate in a VM).
 	 */
-	ackreq = rc && ((pos & SRNIC_POS_LAST) || qp->dcqcn.active ||
-			++qp->req.since_ackreq >= SRNIC_ACKREQ_EVERY);
-	if (ackreq)
+	ackreq = rc && (((pos & SRNIC_POS_LAST) && !srnic_req_next_goes(qp)) ||
+			++qp->req.since_ackreq >= SRNIC_ACKREQ_EVERY ||
+			(qp->dcqcn.active &&
+			 ktime_get_ns() - qp->req.ackreq_ns >=
+			 jiffies_to_nsecs(srnic_req_timeout(qp)) / 8));
+	if (ackreq) {
 		qp->req.since_ackreq = 0;
+		if (qp->dcqcn.active)
+			qp->req.ackreq_ns = ktime_get_ns();
+	}
 	bth = (struct srnic_bth *)skb->data;
 	srnic_bth_init(bth, opcode,
 		       (pos & SRNIC_POS_LAST) &&
