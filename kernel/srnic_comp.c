@@ -260,11 +260,16 @@ static bool srnic_comp_rd_in_order(struct srnic_qp *qp,
 	return true;
 }
 
-/* Place READ response payload at its offset in the local SGEs. */
-static int srnic_comp_place(struct srnic_qp *qp, struct srnic_send_wqe *wqe,
-			    u32 off, const struct sk_buff *skb, int skb_off,
-			    u32 len)
+/*
+ * Place the payload of READ response @pkt at @off of @wqe's local SGEs.
+ * Returns true if they cannot take it: the WQE then fails with a local
+ * protection error.
+ */
+static bool srnic_comp_place(struct srnic_qp *qp, struct srnic_send_wqe *wqe,
+			     u32 off, const struct srnic_pkt *pkt)
 {
+	int skb_off = pkt->hdr_len;
+	u32 len = pkt->paylen;
 	struct srnic_sge_cursor c;
 	struct srnic_mr *mr;
 	u64 iova;
@@ -276,13 +281,18 @@ static int srnic_comp_place(struct srnic_qp *qp, struct srnic_send_wqe *wqe,
 		mr = srnic_sge_cursor_next(&c, qp->sdev, qp->ibqp.pd, len,
 					   IB_ACCESS_LOCAL_WRITE, &iova, &n);
 		if (IS_ERR_OR_NULL(mr))
-			return mr ? PTR_ERR(mr) : -EINVAL;
-		err = srnic_mr_copy_from_skb(mr, iova, skb, skb_off, n);
+			goto fail;
+		err = srnic_mr_copy_from_skb(mr, iova, pkt->skb, skb_off, n);
 		srnic_mr_put(mr);
 		if (err)
-			return err;
+			goto fail;
 	}
-	return 0;
+	return false;
+
+fail:
+	wqe->status = IB_WC_LOC_PROT_ERR;
+	wqe->state = SRNIC_WQE_DONE;
+	return true;
 }
 
 /*
@@ -370,24 +380,15 @@ static bool srnic_comp_read_ahead(struct srnic_qp *qp,
 	u32 d = (pkt->psn - expect) & SRNIC_PSN_MASK;
 
 	lockdep_assert_held(&qp->req_lock);
-	if (qp->req.ooo_psn != expect) {
-		/* Another READ's, or one rewound: nothing of this one's. */
-		bitmap_zero(qp->req.ooo_map, SRNIC_OOO_WIN);
-		qp->req.ooo_psn = expect;
-	}
 	if (d >= SRNIC_OOO_WIN) {
 		srnic_comp_read_gap(qp, wqe, pkt->psn, pmtu);
 		return false;
 	}
-	if (test_bit(d, qp->req.ooo_map))
+	if (srnic_ooo_has(&qp->req.ooo, expect, d))
 		return false;	/* a duplicate of one placed already */
-	if (srnic_comp_place(qp, wqe, off, pkt->skb, pkt->hdr_len,
-			     pkt->paylen)) {
-		wqe->status = IB_WC_LOC_PROT_ERR;
-		wqe->state = SRNIC_WQE_DONE;
+	if (srnic_comp_place(qp, wqe, off, pkt))
 		return true;
-	}
-	__set_bit(d, qp->req.ooo_map);
+	srnic_ooo_set(&qp->req.ooo, d);
 	srnic_count(qp->sdev, SRNIC_CNT_READ_RESP_OOO);
 	/* Forward progress: the retry budget counts timeouts without. */
 	qp->req.retry_left = qp->attr.retry_cnt;
@@ -425,21 +426,10 @@ static bool srnic_comp_read_resp(struct srnic_qp *qp, struct srnic_pkt *pkt)
 	}
 	if (off != wqe->acked_bytes)
 		return srnic_comp_read_ahead(qp, wqe, pkt, off, pmtu);
-	if (srnic_comp_place(qp, wqe, off, pkt->skb, pkt->hdr_len,
-			     pkt->paylen)) {
-		wqe->status = IB_WC_LOC_PROT_ERR;
-		wqe->state = SRNIC_WQE_DONE;
+	if (srnic_comp_place(qp, wqe, off, pkt))
 		return true;
-	}
 	/* This one, and those placed ahead of it that now follow on. */
-	n = 1;
-	if (qp->req.ooo_psn == pkt->psn)
-		n = find_next_zero_bit(qp->req.ooo_map, SRNIC_OOO_WIN, 1);
-	else
-		bitmap_zero(qp->req.ooo_map, SRNIC_OOO_WIN);
-	bitmap_shift_right(qp->req.ooo_map, qp->req.ooo_map, n,
-			   SRNIC_OOO_WIN);
-	qp->req.ooo_psn = srnic_psn_add(pkt->psn, n);
+	n = srnic_ooo_advance(&qp->req.ooo, pkt->psn, true);
 	wqe->acked_bytes = min_t(u64, wqe->length, (u64)off + (u64)n * pmtu);
 	/* Forward progress: the retry budget counts timeouts without. */
 	qp->req.retry_left = qp->attr.retry_cnt;

@@ -331,7 +331,7 @@ static void srnic_qp_reset(struct srnic_qp *qp)
 	qp->resp.msn = 0;
 	qp->resp.nak_sent = false;
 	qp->resp.in_msg = false;
-	bitmap_zero(qp->resp.ooo_map, SRNIC_OOO_WIN);
+	bitmap_zero(qp->resp.ooo.map, SRNIC_OOO_WIN);
 	qp->resp.has_wqe = false;
 	qp->resp.ack_pending = 0;
 	qp->resp.tx_busy = false;

@@ -44,6 +44,15 @@
  */
 #define SRNIC_OOO_WIN	1024
 
+/*
+ * The packets past a hole one side of a QP keeps: bit i stands for PSN
+ * @psn + i, @psn being the next one due in order (never set itself).
+ */
+struct srnic_ooo {
+	u32			psn;
+	DECLARE_BITMAP(map, SRNIC_OOO_WIN);
+};
+
 struct srnic_dev;
 struct srnic_cq;
 struct srnic_srq;
@@ -211,12 +220,10 @@ struct srnic_qp {
 		u32		gap_psn;	/* READ gap asked for (once) */
 		unsigned long	gap_jiffies;	/* when it was asked for */
 		/*
-		 * READ responses that came ahead of a hole, placed already
-		 * (srnic_comp.c): bit i stands for PSN @ooo_psn + i of the
-		 * oldest unanswered READ, @ooo_psn its next response due.
+		 * Responses of the oldest unanswered READ that came ahead
+		 * of a hole, placed already (srnic_comp_read_ahead()).
 		 */
-		u32		ooo_psn;
-		DECLARE_BITMAP(ooo_map, SRNIC_OOO_WIN);
+		struct srnic_ooo ooo;
 		bool		rnr_wait;	/* stopped until the RNR timer */
 		bool		stopped;	/* fatal error: no more transmit */
 		u32		msn;		/* last MSN seen in an ACK */
@@ -264,11 +271,9 @@ struct srnic_qp {
 		u32		ack_pending;	/* packets received since last ACK */
 		/*
 		 * MIDDLE packets of the open message that came ahead of a
-		 * hole, placed already (srnic_resp_ahead()): bit i stands
-		 * for PSN @ooo_psn + i, @ooo_psn being @epsn.
+		 * hole, placed already (srnic_resp_ahead()).
 		 */
-		u32		ooo_psn;
-		DECLARE_BITMAP(ooo_map, SRNIC_OOO_WIN);
+		struct srnic_ooo ooo;
 		struct srnic_rd_atomic *rd;	/* max_dest_rd_atomic entries */
 		u32		rd_count;
 		u32		rd_next;	/* next entry to overwrite */
@@ -305,6 +310,46 @@ static inline bool srnic_wr_is_atomic(u32 opcode)
 static inline bool srnic_wr_is_read_atomic(u32 opcode)
 {
 	return opcode == IB_WR_RDMA_READ || srnic_wr_is_atomic(opcode);
+}
+
+/*
+ * Is the packet @d PSNs past @expect (the next one due) kept already? What
+ * @ooo keeps for another next-due PSN belongs to another message, or to
+ * one gone back to: it is forgotten.
+ */
+static inline bool srnic_ooo_has(struct srnic_ooo *ooo, u32 expect, u32 d)
+{
+	if (ooo->psn != expect) {
+		bitmap_zero(ooo->map, SRNIC_OOO_WIN);
+		ooo->psn = expect;
+	}
+	return test_bit(d, ooo->map);
+}
+
+/* Keep the packet srnic_ooo_has() was asked about (once it is placed). */
+static inline void srnic_ooo_set(struct srnic_ooo *ooo, u32 d)
+{
+	__set_bit(d, ooo->map);
+}
+
+/*
+ * The packet at @psn was taken in order. Returns how many packets that
+ * makes taken: 1, plus those kept right after it when @follow (the same
+ * message goes on); they are forgotten, and so is everything when not.
+ */
+static inline u32 srnic_ooo_advance(struct srnic_ooo *ooo, u32 psn,
+				    bool follow)
+{
+	u32 n = 1;
+
+	if (follow && ooo->psn == psn) {
+		n = find_next_zero_bit(ooo->map, SRNIC_OOO_WIN, 1);
+		bitmap_shift_right(ooo->map, ooo->map, n, SRNIC_OOO_WIN);
+	} else {
+		bitmap_zero(ooo->map, SRNIC_OOO_WIN);
+	}
+	ooo->psn = srnic_psn_add(psn, n);
+	return n;
 }
 
 static inline struct srnic_qp *to_srnic_qp(struct ib_qp *ibqp)

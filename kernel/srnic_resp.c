@@ -284,11 +284,7 @@ static bool srnic_resp_ahead(struct srnic_qp *qp, struct srnic_pkt *pkt)
 	    !qp->resp.in_msg || !srnic_resp_seq_ok(qp, pkt) ||
 	    d >= SRNIC_OOO_WIN)
 		return false;
-	if (qp->resp.ooo_psn != qp->resp.epsn) {
-		bitmap_zero(qp->resp.ooo_map, SRNIC_OOO_WIN);
-		qp->resp.ooo_psn = qp->resp.epsn;
-	}
-	if (test_bit(d, qp->resp.ooo_map))
+	if (srnic_ooo_has(&qp->resp.ooo, qp->resp.epsn, d))
 		return true;	/* a duplicate of one placed already */
 	if (info->flags & SRNIC_OPF_WRITE) {
 		/* A MIDDLE packet leaves the LAST one a byte at least. */
@@ -314,7 +310,7 @@ static bool srnic_resp_ahead(struct srnic_qp *qp, struct srnic_pkt *pkt)
 	}
 	if (err)
 		return false;
-	__set_bit(d, qp->resp.ooo_map);
+	srnic_ooo_set(&qp->resp.ooo, d);
 	srnic_count(qp->sdev, SRNIC_CNT_REQ_OOO);
 	return true;
 }
@@ -551,15 +547,8 @@ static void srnic_resp_follow_on(struct srnic_qp *qp, struct srnic_pkt *pkt,
 				 const struct srnic_opcode_info *info)
 {
 	u32 pmtu = ib_mtu_enum_to_int(qp->attr.path_mtu);
-	u32 n = 0;
+	u32 n = srnic_ooo_advance(&qp->resp.ooo, pkt->psn, qp->resp.in_msg) - 1;
 
-	if (qp->resp.in_msg && qp->resp.ooo_psn == pkt->psn)
-		n = find_next_zero_bit(qp->resp.ooo_map, SRNIC_OOO_WIN, 1) - 1;
-	if (!qp->resp.in_msg || qp->resp.ooo_psn != pkt->psn)
-		bitmap_zero(qp->resp.ooo_map, SRNIC_OOO_WIN);
-	else
-		bitmap_shift_right(qp->resp.ooo_map, qp->resp.ooo_map, n + 1,
-				   SRNIC_OOO_WIN);
 	if (n) {
 		if (info->flags & SRNIC_OPF_WRITE) {
 			qp->resp.write_va += (u64)n * pmtu;
@@ -570,7 +559,6 @@ static void srnic_resp_follow_on(struct srnic_qp *qp, struct srnic_pkt *pkt,
 		qp->resp.epsn = srnic_psn_add(qp->resp.epsn, n);
 		qp->resp.ack_pending += n;
 	}
-	qp->resp.ooo_psn = qp->resp.epsn;
 }
 
 static void srnic_resp_rc(struct srnic_qp *qp, struct srnic_pkt *pkt)
