@@ -62,16 +62,10 @@ void print_device_view(Output &out, const DeviceView &v) {
 namespace {
 
 Result<void> show(Context &ctx, const std::optional<std::string> &name) {
-  Result<std::vector<std::string>> devs = select_devices(ctx.sysfs, name);
-  if (!devs)
-    return std::move(devs).error();
-  for (const std::string &d : *devs) {
-    Result<DeviceView> v = read_device_view(ctx.sysfs, d);
-    if (!v)
-      return std::move(v).error();
-    print_device_view(ctx.out, *v);
-  }
-  return {};
+  return for_each_device_view(ctx.sysfs, name, [&ctx](const DeviceView &v) -> Result<void> {
+    print_device_view(ctx.out, v);
+    return {};
+  });
 }
 
 } // namespace

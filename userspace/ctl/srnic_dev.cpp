@@ -186,6 +186,21 @@ Result<std::vector<std::string>> select_devices(const Sysfs &sysfs,
   return Error{ENODEV, fmt::format("no RDMA device {}", *name)};
 }
 
+Result<void> for_each_device_view(const Sysfs &sysfs, const std::optional<std::string> &name,
+                                  const std::function<Result<void>(const DeviceView &)> &fn) {
+  Result<std::vector<std::string>> devs = select_devices(sysfs, name);
+  if (!devs)
+    return std::move(devs).error();
+  for (const std::string &d : *devs) {
+    Result<DeviceView> v = read_device_view(sysfs, d);
+    if (!v)
+      return std::move(v).error();
+    if (Result<void> r = fn(*v); !r)
+      return r;
+  }
+  return {};
+}
+
 Result<std::vector<std::pair<std::string, std::uint64_t>>>
 read_hw_counters(const Sysfs &sysfs, std::string_view dev, unsigned int port) {
   std::filesystem::path dir = ib_class / dev / "ports" / std::to_string(port) / "hw_counters";

@@ -9,6 +9,7 @@
 #include "lib/sysfs.h"
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <utility>
 #include <string>
@@ -80,6 +81,10 @@ Result<DeviceView> read_device_view(const Sysfs &sysfs, std::string_view name);
 // device" when it exists but is not srnic's, "no RDMA device" when it does not exist).
 Result<std::vector<std::string>> select_devices(const Sysfs &sysfs,
                                                 const std::optional<std::string> &name);
+
+// Calls fn with the view of each device select_devices() picks; stops at the first error.
+Result<void> for_each_device_view(const Sysfs &sysfs, const std::optional<std::string> &name,
+                                  const std::function<Result<void>(const DeviceView &)> &fn);
 
 // Counter name -> value for ports/<port>/hw_counters (non-numeric files such as lifespan
 // are left out), in name order.

@@ -15,27 +15,21 @@ namespace srnic::ctl {
 namespace {
 
 Result<void> stats(Context &ctx, const std::optional<std::string> &name) {
-  Result<std::vector<std::string>> devs = select_devices(ctx.sysfs, name);
-  if (!devs)
-    return std::move(devs).error();
-  for (const std::string &d : *devs) {
-    Result<DeviceView> v = read_device_view(ctx.sysfs, d);
-    if (!v)
-      return std::move(v).error();
-    for (const PortView &p : v->ports) {
-      auto counters = read_hw_counters(ctx.sysfs, d, p.port);
+  return for_each_device_view(ctx.sysfs, name, [&ctx](const DeviceView &v) -> Result<void> {
+    for (const PortView &p : v.ports) {
+      auto counters = read_hw_counters(ctx.sysfs, v.name, p.port);
       if (!counters)
-        return Error{counters.error().errnum,
-                     fmt::format("{} port {}: no counters ({})", d, p.port, counters.error().msg)};
+        return Error{counters.error().errnum, fmt::format("{} port {}: no counters ({})", v.name,
+                                                          p.port, counters.error().msg)};
       ctx.out.begin_record();
-      ctx.out.field("dev", d);
+      ctx.out.field("dev", v.name);
       ctx.out.field("port", p.port);
       for (const auto &[counter, value] : *counters)
         ctx.out.field(counter, value);
       ctx.out.end_record();
     }
-  }
-  return {};
+    return {};
+  });
 }
 
 } // namespace
