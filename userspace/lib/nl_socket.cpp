@@ -91,66 +91,18 @@ Result<void> NlSocket::send(const nlmsghdr &nlh) {
   return {};
 }
 
-Result<void> NlSocket::dump(std::uint16_t type, const MsgCallback &cb, const RequestWriter &write) {
+Result<void> NlSocket::transact(std::uint16_t type, std::uint16_t flags,
+                                const RequestWriter &write, const MsgCallback &on_msg) {
   std::vector<std::byte> buf(request_buf_size);
   nlmsghdr *nlh = mnl_nlmsg_put_header(buf.data());
   nlh->nlmsg_type = type;
-  nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP;
+  nlh->nlmsg_flags = flags;
   nlh->nlmsg_seq = ++seq_;
   if (write)
     write(*nlh);
   if (Result<void> sent = send(*nlh); !sent)
     return sent;
 
-  // After cb fails, keep reading to the end of the reply without calling it again, so no
-  // stale datagram is left queued to break the next request on this socket.
-  std::optional<Error> cb_err;
-  MsgCallback until_error = [&cb, &cb_err](const nlmsghdr &msg) -> Result<void> {
-    if (!cb_err) {
-      Result<void> res = cb(msg);
-      if (!res)
-        cb_err = std::move(res).error();
-    }
-    return {};
-  };
-
-  buf.resize(dump_buf_size);
-  for (;;) {
-    ssize_t n = mnl_socket_recvfrom(sock_.get(), buf.data(), buf.size());
-    if (n < 0) {
-      if (errno == EINTR)
-        continue;
-      return Error{errno, "netlink receive failed"};
-    }
-    Result<bool> done = run_callbacks(std::span(buf.data(), static_cast<std::size_t>(n)), seq_,
-                                      portid_, until_error);
-    if (!done)
-      return std::move(done).error();
-    if (*done)
-      break;
-  }
-  if (cb_err)
-    return std::move(*cb_err);
-  return {};
-}
-
-Result<void> NlSocket::request(std::uint16_t type, const RequestWriter &write,
-                               std::uint16_t extra_flags, const MsgCallback &cb) {
-  std::vector<std::byte> buf(request_buf_size);
-  nlmsghdr *nlh = mnl_nlmsg_put_header(buf.data());
-  nlh->nlmsg_type = type;
-  nlh->nlmsg_flags = static_cast<std::uint16_t>(NLM_F_REQUEST | NLM_F_ACK | extra_flags);
-  nlh->nlmsg_seq = ++seq_;
-  if (write)
-    write(*nlh);
-  if (Result<void> sent = send(*nlh); !sent)
-    return sent;
-
-  MsgCallback on_msg = [&cb](const nlmsghdr &msg) -> Result<void> {
-    if (cb)
-      return cb(msg);
-    return {};
-  };
   buf.resize(dump_buf_size);
   for (;;) {
     ssize_t n = mnl_socket_recvfrom(sock_.get(), buf.data(), buf.size());
@@ -166,6 +118,36 @@ Result<void> NlSocket::request(std::uint16_t type, const RequestWriter &write,
     if (*done)
       return {};
   }
+}
+
+Result<void> NlSocket::dump(std::uint16_t type, const MsgCallback &cb, const RequestWriter &write) {
+  // After cb fails, keep reading to the end of the reply without calling it again, so no
+  // stale datagram is left queued to break the next request on this socket.
+  std::optional<Error> cb_err;
+  MsgCallback until_error = [&cb, &cb_err](const nlmsghdr &msg) -> Result<void> {
+    if (!cb_err) {
+      Result<void> res = cb(msg);
+      if (!res)
+        cb_err = std::move(res).error();
+    }
+    return {};
+  };
+  if (Result<void> r = transact(type, NLM_F_REQUEST | NLM_F_DUMP, write, until_error); !r)
+    return r;
+  if (cb_err)
+    return std::move(*cb_err);
+  return {};
+}
+
+Result<void> NlSocket::request(std::uint16_t type, const RequestWriter &write,
+                               std::uint16_t extra_flags, const MsgCallback &cb) {
+  MsgCallback on_msg = [&cb](const nlmsghdr &msg) -> Result<void> {
+    if (cb)
+      return cb(msg);
+    return {};
+  };
+  return transact(type, static_cast<std::uint16_t>(NLM_F_REQUEST | NLM_F_ACK | extra_flags), write,
+                  on_msg);
 }
 
 Result<bool> run_callbacks(std::span<const std::byte> buf, std::uint32_t seq, std::uint32_t portid,

@@ -60,6 +60,10 @@ private:
       : sock_(std::move(sock)), portid_(portid), seq_(seq) {}
 
   Result<void> send(const nlmsghdr &nlh);
+  // Sends one request of type with flags (write adds its attributes) and runs on_msg on
+  // each message of the reply, to its end (NLMSG_DONE or the ACK).
+  Result<void> transact(std::uint16_t type, std::uint16_t flags, const RequestWriter &write,
+                        const MsgCallback &on_msg);
 
   std::unique_ptr<mnl_socket, Closer> sock_;
   std::uint32_t portid_;
