@@ -62,6 +62,8 @@
 #                                 G0, G1 = their IPv4 RoCEv2 GID indexes, and
 #                                 the check "IPv4 RoCEv2 GIDs present". Exits
 #                                 the script if a step before the GIDs fails.
+#   srnic_pair_down               checks "no kernel warnings", deletes srnic0
+#                                 and srnic1, checks "rmmod after traffic"
 #   pair NAME SRV... -- CLI...    SRV in netns $PAIR_SERVER_NS (default nsA)
 #                                 in the background (timeout
 #                                 $PAIR_SERVER_SECS, default 45), once
@@ -456,6 +458,15 @@ srnic_pair_up() {
 	G0=$(settle roce_gid_index srnic0 10.99.0.1)
 	G1=$(settle roce_gid_index srnic1 10.99.0.2)
 	t_check "IPv4 RoCEv2 GIDs present" test -n "$G0" -a -n "$G1"
+}
+
+# srnic_pair_down: undo srnic_pair_up after a test's traffic: no kernel
+# warnings, the two devices deleted, the module removed (both checked)
+srnic_pair_down() {
+	t_check "no kernel warnings" bash -c "! dmesg | grep -E '^(\[[ 0-9.]+\] )?(WARNING|BUG|Oops|general protection)'"
+	ip netns exec nsA rdma link delete srnic0
+	ip netns exec nsB rdma link delete srnic1
+	t_check "rmmod after traffic" rmmod srnic
 }
 
 # _pair_ns_prefix VAR NS: array VAR = the words that run a command in netns

@@ -373,9 +373,6 @@ if [ -n "$have_bt" ]; then
 fi
 
 echo "== done at ${SECONDS}s"
-t_check "no kernel warnings" bash -c "! dmesg | grep -E '^(\[[ 0-9.]+\] )?(WARNING|BUG|Oops|general protection)'"
-ip netns exec nsA rdma link delete srnic0
-ip netns exec nsB rdma link delete srnic1
-t_check "rmmod after traffic" rmmod srnic
+srnic_pair_down
 rm -rf "$W"
 t_summary
