@@ -48,6 +48,8 @@ static const struct rdma_stat_desc srnic_counter_descs[] = {
 	[SRNIC_CNT_READ_GAP_RETRY].name = "read_gap_retries",
 	[SRNIC_CNT_READ_RESP_OOO].name = "read_resp_out_of_order",
 	[SRNIC_CNT_REQ_OOO].name = "req_placed_out_of_order",
+	[SRNIC_CNT_RING_INDEX_ERR].name = "ring_index_errors",
+	[SRNIC_CNT_WQE_FORMAT_ERR].name = "wqe_format_errors",
 };
 
 static struct rdma_hw_stats *

@@ -48,6 +48,8 @@ enum srnic_counter {
 	SRNIC_CNT_READ_GAP_RETRY,	/* READs asked again on a response gap */
 	SRNIC_CNT_READ_RESP_OOO,	/* READ responses placed ahead of a hole */
 	SRNIC_CNT_REQ_OOO,		/* SEND/WRITE packets placed ahead of a hole */
+	SRNIC_CNT_RING_INDEX_ERR,	/* user ring index out of its window */
+	SRNIC_CNT_WQE_FORMAT_ERR,	/* malformed WQEs completed in error */
 	SRNIC_CNT_MAX
 };
 

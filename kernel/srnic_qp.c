@@ -312,14 +312,25 @@ static void srnic_qp_set_src_port(struct srnic_qp *qp)
 	}
 }
 
+/*
+ * Consume the entries of a FROM_USER ring there are now: bounded, however
+ * fast the user keeps producing.
+ */
+static void srnic_qp_empty_ring(struct srnic_queue *q)
+{
+	u32 n;
+
+	for (n = srnic_queue_count(q); n; n--)
+		srnic_queue_advance_consumer(q);
+}
+
 static void srnic_qp_reset(struct srnic_qp *qp)
 {
 	u32 cons;
 
 	/* IBA 10.3.1: RESET empties the queues. */
 	spin_lock_bh(&qp->req_lock);
-	while (!srnic_queue_empty(&qp->sq))
-		srnic_queue_advance_consumer(&qp->sq);
+	srnic_qp_empty_ring(&qp->sq);
 	cons = srnic_queue_consumer_index(&qp->sq);
 	memset(&qp->req, 0, sizeof(qp->req));
 	qp->req.oldest = cons;
@@ -341,8 +352,7 @@ static void srnic_qp_reset(struct srnic_qp *qp)
 		unsigned long flags;
 
 		spin_lock_irqsave(&qp->rq_lock, flags);
-		while (!srnic_queue_empty(&qp->rq))
-			srnic_queue_advance_consumer(&qp->rq);
+		srnic_qp_empty_ring(&qp->rq);
 		spin_unlock_irqrestore(&qp->rq_lock, flags);
 	}
 }

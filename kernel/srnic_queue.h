@@ -294,15 +294,50 @@ static inline void srnic_queue_advance_consumer(struct srnic_queue *q)
 	if (WARN_ON_ONCE(q->dir != SRNIC_QUEUE_FROM_USER))
 		return;
 	/*
-	 * Move the peer's window up to its current index, so that it never
-	 * starts behind the consumer. After a corrupt read, restart it at
-	 * the consumer: the loosest window, any in-range value passes.
+	 * Move the peer's window up to its current index. After a corrupt
+	 * read it keeps its start: entries up to there may have been read
+	 * ahead already (srnic_queue_fetch()). It never starts behind the
+	 * consumer.
 	 */
 	ok = srnic_queue_peer_index(q, &peer);
+	if (!ok)
+		peer = q->peer_seen;
 	q->index = (q->index + 1) & q->index_mask;
-	q->peer_seen = ok ? peer : q->index;
+	q->peer_seen = ((peer - q->index) & q->index_mask) == q->index_mask ?
+		       q->index : peer;
 	/* the entry is copied out before the producer may reuse its slot */
 	smp_store_release(&q->buf->consumer_index, q->index);
+}
+
+/**
+ * srnic_queue_fetch() - entries to read ahead of the consumer
+ * @q: a FROM_USER ring (kernel side's lock held)
+ * @fetch: the index up to which the kernel has read entries ahead of its
+ *	consumer index (entries it keeps in the ring until they complete:
+ *	the SQ); in [consumer, producer]
+ * @n: out: the entries from @fetch to the producer index
+ *
+ * The producer index the kernel read ahead to is the new start of the
+ * peer's window: a producer behind @fetch moved back over entries already
+ * taken and is corrupt, like one out of range. So @n is at most the
+ * capacity minus what was read ahead, whatever the peer writes.
+ *
+ * Return: false (and @n untouched) if the producer index is corrupt.
+ */
+static inline bool srnic_queue_fetch(struct srnic_queue *q, u32 fetch, u32 *n)
+{
+	u32 mask = q->index_mask;
+	u32 peer;
+
+	if (!srnic_queue_peer_index(q, &peer))
+		return false;
+	if (((peer - q->index) & mask) < ((fetch - q->index) & mask)) {
+		srnic_queue_report_corrupt(q, peer);
+		return false;
+	}
+	q->peer_seen = peer;
+	*n = (peer - fetch) & mask;
+	return true;
 }
 
 /**

@@ -270,29 +270,35 @@ static int srnic_swqe_from_wr(struct srnic_qp *qp, const struct ib_send_wr *wr,
 	return srnic_swqe_check(qp, wqe);
 }
 
-/* Copy new user WQEs into the shadow array. Bad ones fail there. */
-static void srnic_req_fetch(struct srnic_qp *qp)
+/*
+ * Copy new user WQEs into the shadow array: at most the ring's free part,
+ * whatever the user wrote. A malformed one keeps its error status and
+ * fails in its turn (srnic_req_fail()). Returns false if the producer
+ * index is corrupt: out of range, or moved back over WQEs fetched already.
+ */
+static bool srnic_req_fetch(struct srnic_qp *qp)
 {
 	u32 mask = qp->sq.index_mask;
-	u32 avail, i;
+	u32 n;
 
 	lockdep_assert_held(&qp->req_lock);
 	if (!qp->is_user)
-		return;
-	avail = srnic_queue_count(&qp->sq);
-	avail -= (qp->req.fetch - srnic_queue_consumer_index(&qp->sq)) & mask;
-	for (i = 0; i < avail; i++) {
+		return true;
+	if (!srnic_queue_fetch(&qp->sq, qp->req.fetch, &n))
+		return false;
+	for (; n; n--) {
 		struct srnic_send_wqe *wqe = srnic_swqe(qp, qp->req.fetch);
 
 		if (srnic_swqe_from_user(qp, qp->req.fetch, wqe)) {
-			/* IBA 10.8.3: a malformed WR completes in error. */
+			srnic_swqe_reset_progress(wqe);
 			wqe->status = IB_WC_LOC_QP_OP_ERR;
-			wqe->state = SRNIC_WQE_DONE;
+			srnic_count(qp->sdev, SRNIC_CNT_WQE_FORMAT_ERR);
 		}
 		trace_srnic_wqe_post(qp->sdev->ib_dev.index, srnic_qpn(qp),
 				     wqe->wr_id, wqe->length, wqe->opcode);
 		qp->req.fetch = (qp->req.fetch + 1) & mask;
 	}
+	return true;
 }
 
 /*
@@ -823,6 +829,23 @@ static void srnic_req_rewind(struct srnic_qp *qp)
 static void srnic_req_flush_locked(struct srnic_qp *qp);
 
 /*
+ * The WQE at @cur fails with @status: a malformed WR (IBA 10.8.3), a bad
+ * local key or range (10.7.3.1 local protection error). It completes with
+ * that status and takes the QP to the error state, which flushes the rest
+ * (o10-2.1). It moves past @cur so that it retires.
+ */
+static void srnic_req_fail(struct srnic_qp *qp, struct srnic_send_wqe *wqe,
+			   enum ib_wc_status status, struct srnic_req_pkt *pkt)
+{
+	lockdep_assert_held(&qp->req_lock);
+	wqe->status = status;
+	wqe->state = SRNIC_WQE_DONE;
+	qp->req.cur = (qp->req.cur + 1) & qp->sq.index_mask;
+	qp->req.stopped = true;
+	pkt->fatal = true;
+}
+
+/*
  * Build the next packet to send, or return NULL. Advances @cur past WQEs
  * that are fully sent, completes local operations and UC/UD sends.
  */
@@ -845,7 +868,13 @@ static struct sk_buff *srnic_req_next(struct srnic_qp *qp,
 		return NULL;
 	if (qp->req.need_retry)
 		srnic_req_rewind(qp);
-	srnic_req_fetch(qp);
+	if (!srnic_req_fetch(qp)) {
+		/* The user broke the SQ's producer index: the QP fails. */
+		srnic_count(qp->sdev, SRNIC_CNT_RING_INDEX_ERR);
+		qp->req.stopped = true;
+		pkt->fatal = true;
+		return NULL;
+	}
 
 	while (qp->req.cur != qp->req.fetch) {
 		struct srnic_send_wqe *wqe = srnic_swqe(qp, qp->req.cur);
@@ -858,6 +887,11 @@ static struct sk_buff *srnic_req_next(struct srnic_qp *qp,
 		}
 		if (state == IB_QPS_SQD && wqe->state == SRNIC_WQE_POSTED)
 			return NULL;
+		if (unlikely(wqe->status != IB_WC_SUCCESS)) {
+			/* malformed when fetched */
+			srnic_req_fail(qp, wqe, wqe->status, pkt);
+			return NULL;
+		}
 		/* IBA 10.8.3.3: a fenced WR waits for earlier READs/atomics. */
 		if ((wqe->send_flags & IB_SEND_FENCE) && qp->req.rd_outstanding &&
 		    wqe->state == SRNIC_WQE_POSTED)
@@ -878,20 +912,11 @@ static struct sk_buff *srnic_req_next(struct srnic_qp *qp,
 			return NULL;
 		}
 		if (ret < 0) {
-			/*
-			 * A WQE that cannot be sent (its local key or range is
-			 * bad: IBA 10.7.3.1 local protection error) completes
-			 * with that status and takes the QP to the error
-			 * state, which flushes the rest (o10-2.1). It moves
-			 * past @cur so that it retires.
-			 */
-			wqe->status = ret == -EACCES ? IB_WC_LOC_PROT_ERR :
-				      ret == -EMSGSIZE ? IB_WC_LOC_LEN_ERR :
-							 IB_WC_LOC_QP_OP_ERR;
-			wqe->state = SRNIC_WQE_DONE;
-			qp->req.cur = (qp->req.cur + 1) & mask;
-			qp->req.stopped = true;
-			pkt->fatal = true;
+			srnic_req_fail(qp, wqe,
+				       ret == -EACCES ? IB_WC_LOC_PROT_ERR :
+				       ret == -EMSGSIZE ? IB_WC_LOC_LEN_ERR :
+							  IB_WC_LOC_QP_OP_ERR,
+				       pkt);
 			return NULL;
 		}
 		/*

@@ -96,7 +96,7 @@ static int srnic_resp_get_wqe(struct srnic_qp *qp)
 
 		spin_lock_irqsave(&qp->rq_lock, flags);
 		if (srnic_queue_empty(&qp->rq)) {
-			err = -EAGAIN;
+			err = srnic_queue_corrupt(&qp->rq) ? -EIO : -EAGAIN;
 		} else {
 			err = srnic_recv_wqe_copy(srnic_queue_consumer_addr(&qp->rq),
 						  qp->max_recv_sge, qp->wqe);
@@ -105,7 +105,10 @@ static int srnic_resp_get_wqe(struct srnic_qp *qp)
 		spin_unlock_irqrestore(&qp->rq_lock, flags);
 	}
 	if (err == -EINVAL) {
-		/* A malformed user WQE: complete it in error, drop the packet. */
+		/*
+		 * A malformed user WQE: complete it in error, drop the
+		 * packet; the QP goes to the error state (IBA 10.8.3).
+		 */
 		struct ib_wc wc = {
 			.wr_id = qp->wqe->wr_id,
 			.status = IB_WC_LOC_QP_OP_ERR,
@@ -114,7 +117,15 @@ static int srnic_resp_get_wqe(struct srnic_qp *qp)
 			.port_num = SRNIC_PORT_NUM,
 		};
 
+		srnic_count(qp->sdev, SRNIC_CNT_WQE_FORMAT_ERR);
 		srnic_cq_post(qp->rcq, &wc, false);
+		qp->resp.fatal = true;
+		return err;
+	}
+	if (err == -EIO) {
+		/* The user broke the RQ's (or SRQ's) producer index. */
+		srnic_count(qp->sdev, SRNIC_CNT_RING_INDEX_ERR);
+		qp->resp.fatal = true;
 		return err;
 	}
 	if (err)
@@ -613,8 +624,11 @@ static void srnic_resp_rc(struct srnic_qp *qp, struct srnic_pkt *pkt)
 				       pkt->psn);
 			return;
 		}
-		if (err)
+		if (err) {
+			/* IBA 9.7.5.2.4: the receive WQE is at fault. */
+			nak = SRNIC_NAK_REM_OP_ERR;
 			goto err_nak;
+		}
 	}
 
 	if (info->flags & SRNIC_OPF_SEND) {
@@ -868,6 +882,7 @@ void srnic_resp_flush(struct srnic_qp *qp)
 		.port_num = SRNIC_PORT_NUM,
 	};
 	unsigned long flags;
+	u32 n;
 
 	spin_lock_bh(&qp->resp_lock);
 	if (qp->resp.has_wqe) {
@@ -883,7 +898,8 @@ void srnic_resp_flush(struct srnic_qp *qp)
 	if (qp->srq)
 		return;
 	spin_lock_irqsave(&qp->rq_lock, flags);
-	while (!srnic_queue_empty(&qp->rq)) {
+	/* What is there now: bounded while the user keeps producing. */
+	for (n = srnic_queue_count(&qp->rq); n; n--) {
 		const struct rxe_recv_wqe *src =
 			srnic_queue_consumer_addr(&qp->rq);
 
