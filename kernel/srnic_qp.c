@@ -361,7 +361,7 @@ static int srnic_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
 			   int mask, struct ib_udata *udata)
 {
 	struct srnic_qp *qp = to_srnic_qp(ibqp);
-	enum ib_qp_state cur, new;
+	enum ib_qp_state seen, cur, new;
 	int err;
 
 	if (mask & ~(IB_QP_ATTR_STANDARD_BITS | IB_QP_RATE_LIMIT))
@@ -370,8 +370,9 @@ static int srnic_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
 		return -EINVAL;
 
 	spin_lock_bh(&qp->state_lock);
-	cur = (mask & IB_QP_CUR_STATE) ? attr->cur_qp_state : qp->state;
+	seen = qp->state;
 	spin_unlock_bh(&qp->state_lock);
+	cur = (mask & IB_QP_CUR_STATE) ? attr->cur_qp_state : seen;
 	new = (mask & IB_QP_STATE) ? attr->qp_state : cur;
 	/*
 	 * IBA leaves the rate limit to raw packet QPs; srnic paces every QP
@@ -401,6 +402,20 @@ static int srnic_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
 	}
 
 	spin_lock_bh(&qp->state_lock);
+	/*
+	 * The data path may have moved the QP to ERR (srnic_qp_error()), or
+	 * another modify_qp moved it, since the checks above: the change
+	 * must be valid from the state the QP is in now, or that error would
+	 * be overwritten. Nothing but the AV and the responder's READ
+	 * entries (set above, unused in ERR) has changed yet.
+	 */
+	if (qp->state != seen &&
+	    !ib_modify_qp_is_ok(qp->state,
+				(mask & IB_QP_STATE) ? new : qp->state,
+				ibqp->qp_type, mask & ~IB_QP_RATE_LIMIT)) {
+		spin_unlock_bh(&qp->state_lock);
+		return -EINVAL;
+	}
 	if (mask & IB_QP_ACCESS_FLAGS)
 		qp->attr.qp_access_flags = attr->qp_access_flags;
 	if (mask & IB_QP_PKEY_INDEX)
