@@ -1076,7 +1076,7 @@ int main(int argc, char **argv)
 			bad_send_wqe(how);
 	}
 	if (RUN("race"))
-		modify_race(150);
+		modify_race(300);
 	if (RUN("recv")) {
 		recv_case("RQ producer out of range", false, 0);
 		recv_case("RQ producer backward", false, 1);

@@ -23,7 +23,7 @@
 #   20 rounds of modify_qp to ERR, to RESET and back to RTS while a thread
 #     keeps the SQ and RQ full: each returns within 2 s;
 #   modify_qp RTS->RTS from a thread while a malformed WQE takes the QP to
-#     ERR, 150 rounds: the QP is in ERR after every round (modify_qp does
+#     ERR, 300 rounds: the QP is in ERR after every round (modify_qp does
 #     not write RTS over the data path's error);
 # after every case a fresh pair moves data (64 KiB WRITE, SEND), every
 # byte compared. Here: the run ends within 300 s, the kernel log holds no
@@ -62,10 +62,13 @@ while kill -0 "$FUZZ_PID" 2>/dev/null && [ $SECONDS -lt $end ]; do
 	sleep 1
 done
 if kill -0 "$FUZZ_PID" 2>/dev/null; then
-	t_fail "ring_fuzz ends within $SECS s" "still running; its last lines:"
-	tail -n 20 "$LOG" | sed 's/^/  | /'
+	# Stuck (in the kernel, unkillable): report what it checked so far.
+	t_fail "ring_fuzz ends within $SECS s" "still running after its last line:"
+	tail -n 1 "$LOG" | sed 's/^/  | /'
+	t_from_output ring_fuzz 124 "$(cat "$LOG")" '#*'
 	t_check "kernel log: no stall, lockup, warning or oops" \
 		bash -c "! dmesg | grep -E '$splat_re'"
+	dmesg | grep -E -m 8 "$splat_re|RIP: 0010" | sed 's/^/  | /'
 	t_summary
 	exit 1
 fi
@@ -75,7 +78,9 @@ t_from_output ring_fuzz "$rc" "$(cat "$LOG")" '#*'
 
 t_check "kernel log: no stall, lockup, warning or oops" \
 	bash -c "! dmesg | grep -E '$splat_re'"
-t_check "corrupt user indices were reported (rate-limited)" \
-	bash -c "dmesg | grep -q 'user ring producer index .* is corrupt'"
+if [ -z "${SRNIC_RING_FUZZ_ONLY:-}" ]; then
+	t_check "corrupt user indices were reported (rate-limited)" \
+		bash -c "dmesg | grep -q 'user ring producer index .* is corrupt'"
+fi
 srnic_pair_down
 t_summary
