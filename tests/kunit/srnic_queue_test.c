@@ -304,6 +304,52 @@ static void producer_moving_backwards_is_corrupt(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, srnic_queue_count(q), 2U);
 }
 
+/*
+ * The SQ reads WQEs ahead of consuming them: a producer moved back below
+ * what was read ahead (even if still ahead of the consumer), or wrapped
+ * round past it, is corrupt, and the count of new entries never exceeds
+ * the ring's free part (it underflowed to ~2^32 before, a CPU stall).
+ */
+static void producer_behind_fetched_is_corrupt(struct kunit *test)
+{
+	u32 n = 7, fetch = 0, got = ~0U, i;
+	struct srnic_queue *q = tqueue(test, &n, SRNIC_QUEUE_FROM_USER);
+
+	for (i = 0; i < 5; i++)
+		tpush(test, q, i);
+	KUNIT_ASSERT_TRUE(test, srnic_queue_fetch(q, fetch, &got));
+	KUNIT_EXPECT_EQ(test, got, 5U);
+	fetch = 5;
+
+	/* back to consumer + 2: behind the 5 read ahead */
+	WRITE_ONCE(q->buf->producer_index, 2);
+	got = ~0U;
+	KUNIT_EXPECT_FALSE(test, srnic_queue_fetch(q, fetch, &got));
+	KUNIT_EXPECT_EQ(test, got, ~0U);
+	/* the window's start stays where it was read ahead to */
+	KUNIT_EXPECT_TRUE(test, srnic_queue_corrupt(q));
+	/* the oldest fetched WQE completes: its slot goes back */
+	srnic_queue_advance_consumer(q);
+	KUNIT_EXPECT_EQ(test, q->index, 1U);
+	KUNIT_EXPECT_TRUE(test, srnic_queue_corrupt(q));
+	KUNIT_EXPECT_FALSE(test, srnic_queue_fetch(q, fetch, &got));
+
+	/* wrapped: 7 more posted after 5, one short of a lap from fetch */
+	WRITE_ONCE(q->buf->producer_index, 4);
+	KUNIT_EXPECT_FALSE(test, srnic_queue_fetch(q, fetch, &got));
+
+	/* out of range */
+	WRITE_ONCE(q->buf->producer_index, 0xffffffff);
+	KUNIT_EXPECT_FALSE(test, srnic_queue_fetch(q, fetch, &got));
+
+	/* repaired and moved on to a full ring: 3 new past the 4 fetched */
+	WRITE_ONCE(q->buf->producer_index, 0);
+	KUNIT_EXPECT_TRUE(test, srnic_queue_fetch(q, fetch, &got));
+	KUNIT_EXPECT_EQ(test, got, 3U);
+	KUNIT_EXPECT_LE(test, got + ((fetch - q->index) & q->index_mask),
+			q->index_mask);
+}
+
 static void consumer_passing_producer_is_corrupt(struct kunit *test)
 {
 	u32 n = 7, i;
@@ -986,6 +1032,7 @@ static struct kunit_case srnic_queue_test_cases[] = {
 	KUNIT_CASE(to_user_ring_wraps_in_order),
 	KUNIT_CASE(producer_index_out_of_range_is_corrupt),
 	KUNIT_CASE(producer_moving_backwards_is_corrupt),
+	KUNIT_CASE(producer_behind_fetched_is_corrupt),
 	KUNIT_CASE(consumer_passing_producer_is_corrupt),
 	KUNIT_CASE(resize_keeps_entries_in_order),
 	KUNIT_CASE(resize_refuses_to_drop_entries),
