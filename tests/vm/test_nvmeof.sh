@@ -21,7 +21,7 @@
 # deadline: a task stuck in D state cannot be killed, so the test reports the
 # failure with the blocked tasks' stacks and ends (the guest is powered off).
 set -u
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../.." || exit 1
 REPO=$PWD
 . tests/vm/lib.sh
 
