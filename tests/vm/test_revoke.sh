@@ -7,11 +7,13 @@
 #   ibv_rc_pingpong -e (server, nsA)              ibv_rc_pingpong -e (client, nsB)
 #   ibv_asyncwatch -d srnic0 (nsA)
 #
-# Twice, with a fresh pair of devices each time: while the pingpong runs,
-# the device goes by (1) "ip link del vethA" (both devices go) and (2)
-# "rdma link delete srnic0". Asserts: the removal command returns within 10 s
-# (it waited for the processes to exit before srnic revoked user contexts:
-# disassociate_ucontext), the device is gone, ibv_asyncwatch gets
+# Three times, with a fresh pair of devices each time: while the pingpong
+# runs, the device goes by (1) "ip link del vethA" (both devices go), (2)
+# "rdma link delete srnic0", (3) "ip netns del nsA" (the processes run in
+# the root netns then, so that nothing but srnic0 holds nsA's netdev).
+# Asserts: the removal command returns and the device is gone within 10 s
+# each (before srnic revoked user contexts with disassociate_ucontext, both
+# waited for the processes to exit), ibv_asyncwatch gets
 # IBV_EVENT_DEVICE_FATAL, the pingpong on the removed device fails within
 # 10 s instead of running on, no kernel warning; at the end a fresh pair of
 # devices passes traffic and srnic unloads.
@@ -44,6 +46,15 @@ wait_done() {
 	return 124
 }
 
+# wait_gone DEV: wait up to 10 s for RDMA device DEV to go
+wait_gone() {
+	for _ in $(seq 100); do
+		[ -e "/sys/class/infiniband/$1" ] || return 0
+		sleep 0.1
+	done
+	return 1
+}
+
 devices_up() {
 	ip netns exec nsA rdma link add srnic0 type srnic netdev vethA &&
 		ip netns exec nsB rdma link add srnic1 type srnic netdev vethB &&
@@ -51,19 +62,27 @@ devices_up() {
 		settle roce_gid_index srnic1 10.99.0.2 >/dev/null
 }
 
-# pingpong_up: pingpong server (nsA) and client (nsB), with events (-e), many
-# iterations; asyncwatch on srnic0; returns once packets flow. Sets SRV,
-# CLI, AW.
+# pingpong_up [SRV_NS TCP_ADDR]: pingpong server on srnic0 (in netns SRV_NS,
+# default nsA; "" = the root netns) and client on srnic1 (nsB) exchanging
+# QP data by TCP with TCP_ADDR (default 10.99.0.1), with events (-e), many
+# iterations; asyncwatch on srnic0 next to the server; returns once packets
+# flow. Sets SRV, CLI, AW.
 pingpong_up() {
-	local g0 g1 p0
+	local srv_ns addr g0 g1 p0
+	local -a pfx=()
+	srv_ns=${1-nsA}
+	addr=${2:-10.99.0.1}
+	if [ -n "$srv_ns" ]; then
+		pfx=(ip netns exec "$srv_ns")
+	fi
 	g0=$(roce_gid_index srnic0 10.99.0.1)
 	g1=$(roce_gid_index srnic1 10.99.0.2)
-	bg_start AW ip netns exec nsA stdbuf -oL ibv_asyncwatch -d srnic0 >"$LOG/aw" 2>&1
-	bg_start SRV ip netns exec nsA ibv_rc_pingpong -d srnic0 -g "$g0" -e \
+	bg_start AW "${pfx[@]}" stdbuf -oL ibv_asyncwatch -d srnic0 >"$LOG/aw" 2>&1
+	bg_start SRV "${pfx[@]}" ibv_rc_pingpong -d srnic0 -g "$g0" -e \
 		-n 10000000 -s 4096 >"$LOG/srv" 2>&1
-	PAIR_SERVER_NS=nsA settle pair_tcp_listening || return 1
+	PAIR_SERVER_NS=$srv_ns settle pair_tcp_listening || return 1
 	bg_start CLI ip netns exec nsB ibv_rc_pingpong -d srnic1 -g "$g1" -e \
-		-n 10000000 -s 4096 10.99.0.1 >"$LOG/cli" 2>&1
+		-n 10000000 -s 4096 "$addr" >"$LOG/cli" 2>&1
 	# flowing: rcvd_pkts moves by 100 within a second (15 s to start)
 	for _ in $(seq 15); do
 		p0=$(counter srnic0 rcvd_pkts)
@@ -75,11 +94,13 @@ pingpong_up() {
 }
 
 # removal NAME CMD...: run CMD (the removal) in the background under
-# traffic; check it returns, the device goes, the processes learn it
+# traffic (pingpong_up "$PP_NS" "$PP_ADDR" if PP_NS is set); check it
+# returns, the device goes, the processes learn it
 removal() {
 	local name=$1 pid rc t0
 	shift
-	t_check "$name: pingpong traffic flows on srnic0" pingpong_up
+	t_check "$name: pingpong traffic flows on srnic0" \
+		pingpong_up "${PP_NS-nsA}" "${PP_ADDR:-}"
 	t0=$(_t_now_us)
 	"$@" &
 	pid=$!
@@ -92,7 +113,7 @@ removal() {
 		exit 1
 	fi
 	t_eq "$name returns within 10 s under traffic" "$rc" 0
-	t_check "$name: srnic0 gone" settle test ! -e /sys/class/infiniband/srnic0
+	t_check "$name: srnic0 gone" wait_gone srnic0
 	t_check "$name: the server gets IBV_EVENT_DEVICE_FATAL" \
 		settle grep -q DEVICE_FATAL "$LOG/aw"
 	wait_done 10 "$SRV"
@@ -117,9 +138,22 @@ t_check "devices up again" devices_up || { t_summary; exit 1; }
 removal "rdma link delete srnic0" ip netns exec nsA rdma link delete srnic0
 ip netns exec nsB rdma link delete srnic1
 
+# netns deletion: the processes in the root netns (their TCP exchange over
+# vethC 10.98.0.1 <-> nsB vethD 10.98.0.2), so that nothing holds nsA
+netns_pair_setup || exit 1
+t_check "devices up for the netns deletion" devices_up || { t_summary; exit 1; }
+ip link add vethC type veth peer name vethD netns nsB &&
+	ip addr add 10.98.0.1/24 dev vethC && ip link set vethC up &&
+	ip netns exec nsB ip addr add 10.98.0.2/24 dev vethD &&
+	ip netns exec nsB ip link set vethD up
+PP_NS='' PP_ADDR=10.98.0.1 removal "ip netns del nsA" ip netns del nsA
+ip netns exec nsB rdma link delete srnic1
+ip link del vethC
+
 t_check "no kernel warnings" bash -c "! dmesg | grep -E '^(\[[ 0-9.]+\] )?(WARNING|BUG|Oops|general protection)|unregister_netdevice: waiting'"
 
 # a fresh pair still works, and srnic unloads
+netns_pair_setup || exit 1
 t_check "devices up after the removals" devices_up
 g0=$(roce_gid_index srnic0 10.99.0.1)
 g1=$(roce_gid_index srnic1 10.99.0.2)
