@@ -82,6 +82,20 @@ static void srnic_dealloc_ucontext(struct ib_ucontext *ibuc)
 {
 }
 
+/*
+ * The device is going (netdev deleted, rdma link delete, netns exit) while
+ * a process still has it open. Having this op makes ib_core revoke the
+ * process's context at once - destroy its objects through our verbs, tell
+ * it IB_EVENT_DEVICE_FATAL, fail its later verbs with EIO - instead of
+ * waiting for it to close the device, which held the netdev (and "ip link
+ * del") for as long as the process ran. There is nothing left to do here:
+ * the context's rings are unpublished with their objects, and the user's
+ * mappings of them need neither the context nor srnic (srnic_queue.c).
+ */
+static void srnic_disassociate_ucontext(struct ib_ucontext *ibuc)
+{
+}
+
 /* Object number spaces: QPs and AHs by number. */
 static void srnic_dev_init_tables(struct srnic_dev *sdev)
 {
@@ -150,6 +164,7 @@ static const struct ib_device_ops srnic_dev_ops = {
 	.dealloc_driver = srnic_dealloc_driver,
 	.dealloc_pd = srnic_dealloc_pd,
 	.dealloc_ucontext = srnic_dealloc_ucontext,
+	.disassociate_ucontext = srnic_disassociate_ucontext,
 	.device_group = &srnic_dev_attr_group,
 	.get_dev_fw_str = srnic_get_dev_fw_str,
 	.get_link_layer = srnic_get_link_layer,

@@ -33,9 +33,10 @@
  * reference per attached QP (struct srnic_mca); the detach that drops the
  * last one leaves the IP group, unhashes the group and frees it after an RCU
  * grace period. An attachment is freed after a grace period too; the QP it
- * names stays valid for readers because destroy_qp detaches the QP before
- * its own synchronize_rcu() (srnic_qp.c), and readers take a QP reference
- * with refcount_inc_not_zero() as lookups by QPN do.
+ * names stays valid for readers because destroy_qp detaches the QP, then
+ * waits for a grace period if it was ever attached (@mcast_used, set here;
+ * srnic_qp.c), and readers take a QP reference with refcount_inc_not_zero()
+ * as lookups by QPN do.
  */
 #include <linux/igmp.h>
 #include <linux/inetdevice.h>
@@ -254,6 +255,8 @@ static int srnic_attach_mcast(struct ib_qp *ibqp, union ib_gid *mgid,
 			goto err_free_mca;
 		}
 	}
+	/* destroy_qp then waits for the fan-out's RCU readers. */
+	WRITE_ONCE(qp->mcast_used, true);
 	list_add_tail_rcu(&mca->node, &mcg->qps);
 	mcg->nqps++;
 	sdev->mcast.nattached++;

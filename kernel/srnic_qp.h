@@ -177,6 +177,7 @@ struct srnic_qp {
 	refcount_t		ref;		/* lookups by QPN (RX path) */
 	struct completion	released;	/* @ref reached zero */
 	bool			is_user;
+	bool			mcast_used;	/* ever attached to a group */
 
 	spinlock_t		state_lock;	/* see above */
 	enum ib_qp_state	state;

@@ -8,19 +8,20 @@
  *
  * Lifetime of a user ring's buffer
  * --------------------------------
- * The buffer belongs to its mmap entry, whose kref (ib_core's) is held by:
- *   - the ring, from srnic_queue_init() until srnic_queue_cleanup() calls
- *     rdma_user_mmap_entry_remove() (object destroyed, or the ring swapped
- *     out by srnic_queue_resize());
- *   - every VMA mapping it, from srnic_mmap() until srnic_vm_close().
- * When the last of them goes, ib_core erases the offset and calls
- * srnic_mmap_free(), which frees the buffer. So a resized-away buffer stays
- * valid while the user still has it mapped (rdma-core unmaps it only after
- * the resize verb returns), and the user can never reach freed memory.
- * VMAs hold the uverbs file, so the ucontext (and the module: srnic has no
- * disassociate_ucontext, so uverbs pins it) outlive every mapping.
+ * The buffer belongs to its mmap entry, whose kref (ib_core's) the ring
+ * holds from srnic_queue_init() until srnic_queue_cleanup() calls
+ * rdma_user_mmap_entry_remove() (object destroyed, or the ring swapped out
+ * by srnic_queue_resize()); srnic_mmap() holds it only while it maps. When
+ * the last reference goes, ib_core erases the offset and calls
+ * srnic_mmap_free(), which vfree()s the buffer. A VMA does not need the
+ * entry: remap_vmalloc_range() maps every page with vm_insert_page(), which
+ * takes a page reference that the VMA's PTEs keep until unmapped, so pages
+ * the user still maps (a resized-away ring, or the rings of a context
+ * revoked by disassociate_ucontext) outlive vfree() and the user can never
+ * reach freed memory. Nor does a VMA need the ucontext or srnic's code (no
+ * vm_ops): ib_core may revoke the context and free it, and srnic may be
+ * unloaded, while the user still has its rings mapped.
  */
-#include <linux/kref.h>
 #include <linux/log2.h>
 #include <linux/mm.h>
 #include <linux/overflow.h>
@@ -250,27 +251,6 @@ void srnic_queue_report_corrupt(const struct srnic_queue *q, u32 peer)
 			       peer, q->index_mask, q->index, q->peer_seen);
 }
 
-/*
- * VMA open (fork, split, mremap): one more mapping of the entry. The VMA
- * being copied already holds a reference, so the count cannot be zero.
- */
-static void srnic_vm_open(struct vm_area_struct *vma)
-{
-	struct rdma_user_mmap_entry *entry = vma->vm_private_data;
-
-	kref_get(&entry->ref);
-}
-
-static void srnic_vm_close(struct vm_area_struct *vma)
-{
-	rdma_user_mmap_entry_put(vma->vm_private_data);
-}
-
-static const struct vm_operations_struct srnic_vm_ops = {
-	.open = srnic_vm_open,
-	.close = srnic_vm_close,
-};
-
 /**
  * srnic_mmap() - ib_device_ops.mmap: map a user ring
  * @uctx: the user context the offset belongs to
@@ -297,18 +277,11 @@ int srnic_mmap(struct ib_ucontext *uctx, struct vm_area_struct *vma)
 			  "mmap: pgoff %#lx: length %lu (ring %zu pages) or not MAP_SHARED\n",
 			  vma->vm_pgoff, len, entry->npages);
 		err = -EINVAL;
-		goto err_put;
+		goto out_put;
 	}
+	/* The VMA's PTEs hold the pages; nothing holds the entry (above). */
 	err = remap_vmalloc_range(vma, to_srnic_mmap_entry(entry)->buf, 0);
-	if (err)
-		goto err_put;
-
-	/* The lookup's reference now belongs to the VMA. */
-	vma->vm_ops = &srnic_vm_ops;
-	vma->vm_private_data = entry;
-	return 0;
-
-err_put:
+out_put:
 	rdma_user_mmap_entry_put(entry);
 	return err;
 }

@@ -848,6 +848,7 @@ int srnic_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 {
 	struct srnic_qp *qp = to_srnic_qp(ibqp);
 	unsigned long flags;
+	bool flush;
 	int err = 0;
 
 	if (qp->srq || srnic_qp_state(qp) == IB_QPS_RESET) {
@@ -866,9 +867,21 @@ int srnic_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 			break;
 		srnic_queue_kadvance_producer(&qp->rq);
 	}
+	/*
+	 * Read under rq_lock: a move to ERR that this misses flushes after
+	 * it takes rq_lock, so it finds the WQEs just posted.
+	 */
+	flush = srnic_qp_state(qp) == IB_QPS_ERR;
 	spin_unlock_irqrestore(&qp->rq_lock, flags);
 	if (err)
 		*bad_wr = wr;
+	/*
+	 * IBA 10.8.3.2: a receive WR posted in the error state completes
+	 * with IB_WC_WR_FLUSH_ERR. Nothing else would ever complete it:
+	 * ib_drain_rq() posts one after moving the QP to ERR and waits.
+	 */
+	if (flush)
+		srnic_resp_flush(qp);
 	return err;
 }
 

@@ -17,8 +17,9 @@
 # Each stack runs tests/bench/bench_guest.sh in its own tests/vm/vmrun guest
 # (2 vCPUs, 2 GiB): two devices on a veth pair with policy routing, perftest
 # in "ib" mode, ib_{write,read,send}_bw at 64/4096/65536 B and
-# ib_{write,send}_lat at 8 B. See that script for the details. The full rxe
-# run takes about 2 minutes.
+# ib_{write,send}_lat at 8 B, and the time per QP create/destroy pair
+# (qp_churn, tests/vm/qp_churn.py). See that script for the details. The
+# full rxe run takes about 2 minutes.
 #
 # Output: a table (test, size, metric, rxe, srnic, srnic/rxe) on stdout, and
 # the TSV file: comment lines "# key: value" (date, kernel, per-stack wall
@@ -137,13 +138,14 @@ done
 	function row(metric, v, unit) { print $1, $2, $3, metric, v, unit, $10, $11, $12 }
 	$2 ~ /_bw$/  { row("bw_avg", $4, "MiB/s"); row("msg_rate", $5, "Mpps") }
 	$2 ~ /_lat$/ { row("t_typical", $7, "us"); row("t_min", $6, "us"); row("t_avg", $8, "us"); row("p99", $9, "us") }
+	$2 == "qp_churn" { row("t_avg", $8, "us") }
 	' "$results"
 } >"$out"
 
 # the table: one line per (test, size, metric) shown
 awk -F'\t' '
 	/^#/ || $1 == "stack" { next }
-	$4 !~ /^(bw_avg|msg_rate|t_typical)$/ { next }
+	$4 !~ /^(bw_avg|msg_rate|t_typical)$/ && $2 != "qp_churn" { next }
 	{
 		k = $2 SUBSEP $3 SUBSEP $4
 		if (!(k in seen)) { seen[k] = 1; order[++n] = k }

@@ -12,7 +12,9 @@
 # perftest "ib" mode, GID index 1 (::ffff:10.99.0.x, RoCE v2):
 #   ib_write_bw, ib_read_bw, ib_send_bw at 64, 4096, 65536 B (-D 2 -F)
 #   ib_write_lat, ib_send_lat at 8 B (-n 1000 -F)
-#   quick: 65536 B only, -D 1, -n 300.
+#   qp_churn: tests/vm/qp_churn.py, 2000 QP create/destroy pairs on dev0
+#     (t_avg_us = microseconds per pair, datagram and modify included)
+#   quick: 65536 B only, -D 1, -n 300, 500 QP pairs.
 # Every client/server runs under timeout; the server is started by PID and
 # killed. A run whose latency calibration fails (perftest prints
 # "Correlation coefficient" and inf/nan figures when the host is busy) is
@@ -177,6 +179,20 @@ done
 for t in "${lat_tests[@]}"; do
 	bench "$t" 8 lat
 done
+# QP create/destroy: tests/vm/qp_churn.py, N pairs on dev0; t_avg = us/pair
+churn=2000
+[ "$quick" = quick ] && churn=500
+out=$(with_timeout 600 /usr/bin/python3 tests/vm/qp_churn.py "$dev0" 10.99.0.1 "$churn" 2>&1)
+rc=$?
+ms=$(sed -n 's/^info: .* (\([0-9.]*\) ms each)$/\1/p' <<<"$out")
+if [ "$rc" = 0 ] && [ -n "$ms" ]; then
+	emit qp_churn "$churn" - - - - "$(awk -v m="$ms" 'BEGIN { printf "%.0f", m * 1000 }')" - - 1 ok
+	echo "bench: qp_churn $churn create/destroy pairs: $ms ms each"
+else
+	emit qp_churn "$churn" - - - - - - - 1 fail
+	echo "bench: qp_churn failed (exit $rc):"
+	tail -n 10 <<<"$out" | sed 's/^/  | /'
+fi
 if [ "$stack" = rxe ]; then
 	echo "bench: rxe1 counters: $(rdma -d statistic show link rxe1/1 2>/dev/null | tr -s ' \n' ' ')"
 fi

@@ -16,6 +16,9 @@
 # completion channel, creates/modifies/queries/destroys SRQs (resize keeps
 # the posted WQEs: the provider's view of the new ring is checked), posts
 # receives into an SRQ ring, and expects EINVAL for oversize requests. Then:
+# tests/vm/qp_churn.py creates and destroys 2000 QPs (RC and UD) while a UD
+# QP sends a datagram to each before it goes (receive lookups racing
+# destroy_qp); the time per pair is printed as info. Then:
 # no user CQ left in "rdma res show cq", no kernel warning, and both
 # "rdma link delete" and rmmod succeed.
 #
@@ -55,6 +58,16 @@ t_check "uverbs device of $DEV present" \
 out=$(with_timeout 300 "$PY" tests/vm/pyverbs_cq.py "$DEV" 2>&1)
 rc=$?
 t_from_output pyverbs_cq.py "$rc" "$out"
+
+# --- QP churn: 2000 create/destroy pairs, datagrams racing the destroys ----
+rx0=$(counter "$DEV" rcvd_pkts)
+out=$(with_timeout 600 "$PY" tests/vm/qp_churn.py "$DEV" 10.99.0.1 2000 2>&1)
+rc=$?
+t_from_output qp_churn.py "$rc" "$out" "info: *"
+rx=$(($(counter "$DEV" rcvd_pkts) - rx0))
+t_check "the churned QPs' datagrams were received ($rx packets)" test "$rx" -ge 2000
+t_eq "no user QP left once the process exited" \
+	"$(rdma res show qp link "$DEV/1" | grep -c ' pid ')" 0
 
 # --- nothing left behind ---------------------------------------------------
 t_eq "no user CQ left once the process exited" "$(user_cqs)" 0

@@ -1,0 +1,169 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# A real kernel ULP on srnic, run inside the VM (tests/vm/vmrun): NVMe over
+# Fabrics over RDMA, Debian's nvmet-rdma target and nvme-rdma host.
+#
+#   root netns (nvme-rdma and nvmet-rdma only use init_net)
+#   nvme-rdma host 10.99.0.2 vethB/srnic1 <== veth ==> vethA/srnic0 10.99.0.1 nvmet-rdma
+#   target: subsystem srnic-nvmeof, namespace 1 = a 32 MiB file (buffered I/O)
+#
+# The host connects with one I/O queue per CPU, default and read queues
+# (IB_POLL_SOFTIRQ CQs) and one poll queue (IB_POLL_DIRECT CQ); the target's
+# CQs are IB_POLL_WORKQUEUE. Asserts: 16 MiB written and read back through
+# /dev/nvmeXn1 with O_DIRECT, byte for byte; delete_controller returns within
+# 20 s (ib_drain_qp on every host queue, all three poll contexts); the target
+# is torn down (ib_drain_qp in nvmet-rdma's workqueue) within 20 s; no hung
+# task (hung_task_timeout_secs=5), no kernel warnings, both srnic devices and
+# the modules removed.
+#
+# Every step that can hang runs in the background and is waited for with a
+# deadline: a task stuck in D state cannot be killed, so the test reports the
+# failure with the blocked tasks' stacks and ends (the guest is powered off).
+set -u
+cd "$(dirname "$0")/../.." || exit 1
+REPO=$PWD
+. tests/vm/lib.sh
+
+KO=$REPO/srnic.ko
+NQN=srnic-nvmeof
+CFS=/sys/kernel/config/nvmet
+IMG=/tmp/nvmeof-ns.img
+SRC=/tmp/nvmeof-src
+DST=/tmp/nvmeof-dst
+
+[ -f "$KO" ] || { echo "srnic.ko missing: run make module first"; exit 1; }
+
+# wait_done SECS PID: wait up to SECS for background PID to exit; its exit
+# status, or 124 (it still runs: blocked tasks are dumped to the log)
+wait_done() {
+	local secs=$1 pid=$2 i
+	for ((i = 0; i < secs * 10; i++)); do
+		if ! kill -0 "$pid" 2>/dev/null; then
+			wait "$pid"
+			return
+		fi
+		sleep 0.1
+	done
+	echo "still running after ${secs} s: $(tr '\0' ' ' <"/proc/$pid/cmdline")"
+	echo w >/proc/sysrq-trigger
+	dmesg | grep -A25 'task:.*state:D' | head -60 | sed 's/^/  | /'
+	return 124
+}
+
+# stuck NAME: FAIL NAME, report what we have and end: a task in D state
+# cannot be killed, so nothing after this could be trusted
+stuck() {
+	t_fail "$1" "did not return (hung)"
+	t_summary
+	exit 1
+}
+
+dmesg -C
+echo 5 >/proc/sys/kernel/hung_task_timeout_secs
+echo 1 >/proc/sys/kernel/sysrq
+modprobe -a veth ib_uverbs rdma_ucm udp_tunnel ip6_udp_tunnel nvmet \
+	nvmet-rdma nvme-rdma || exit 1
+insmod "$KO" || exit 1
+veth_pair_setup || exit 1
+rdma link add srnic0 type srnic netdev vethA || exit 1
+rdma link add srnic1 type srnic netdev vethB || exit 1
+t_check "IPv4 RoCEv2 GIDs present" \
+	settle roce_gid_index srnic0 10.99.0.1
+mountpoint -q /sys/kernel/config || mount -t configfs none /sys/kernel/config
+
+# --- target: file-backed namespace, RDMA port on srnic0's address ----------
+truncate -s 32M "$IMG"
+target_up() {
+	mkdir "$CFS/subsystems/$NQN" &&
+		echo 1 >"$CFS/subsystems/$NQN/attr_allow_any_host" &&
+		mkdir "$CFS/subsystems/$NQN/namespaces/1" &&
+		echo "$IMG" >"$CFS/subsystems/$NQN/namespaces/1/device_path" &&
+		echo 1 >"$CFS/subsystems/$NQN/namespaces/1/buffered_io" &&
+		echo 1 >"$CFS/subsystems/$NQN/namespaces/1/enable" &&
+		mkdir "$CFS/ports/1" &&
+		echo rdma >"$CFS/ports/1/addr_trtype" &&
+		echo ipv4 >"$CFS/ports/1/addr_adrfam" &&
+		echo 10.99.0.1 >"$CFS/ports/1/addr_traddr" &&
+		echo 4420 >"$CFS/ports/1/addr_trsvcid" &&
+		ln -s "$CFS/subsystems/$NQN" "$CFS/ports/1/subsystems/$NQN"
+}
+t_check "nvmet-rdma target listens on srnic0" target_up || {
+	t_summary
+	exit 1
+}
+t_check "rdma_cm id listening" settle pair_cm_listening
+
+# --- host: connect through /dev/nvme-fabrics --------------------------------
+connect() {
+	local line
+	exec 3<>/dev/nvme-fabrics || return 1
+	echo "transport=rdma,traddr=10.99.0.1,trsvcid=4420,host_traddr=10.99.0.2,nqn=$NQN,nr_poll_queues=1" >&3 ||
+		return 1
+	read -r line <&3 || return 1
+	exec 3>&-
+	echo "$line" >/tmp/nvmeof-ctrl
+}
+connect &
+pid=$!
+wait_done 60 "$pid"
+rc=$?
+[ "$rc" = 124 ] && stuck "nvme-rdma connects to the target"
+t_eq "nvme-rdma connects to the target" "$rc" 0 || {
+	dmesg | tail -20
+	t_summary
+	exit 1
+}
+# "instance=N,cntlid=M"
+inst=$(sed -n 's/^instance=\([0-9]*\),.*/\1/p' /tmp/nvmeof-ctrl)
+CTRL=nvme$inst
+t_check "controller $CTRL is live over rdma" \
+	settle bash -c "grep -qx live /sys/class/nvme/$CTRL/state && grep -qx rdma /sys/class/nvme/$CTRL/transport"
+ndev=/dev/nvme${inst}n1
+t_check "namespace block device $ndev" settle test -b "$ndev"
+# the admin queue, an I/O queue per CPU and the poll queue: 3 QPs at least
+nqp=$(rdma res show qp link srnic1/1 2>/dev/null | grep -c 'type RC')
+t_check "host has its queues on srnic1 ($nqp RC QPs)" test "$nqp" -ge 3
+
+# --- 16 MiB written and read back ---------------------------------------------
+head -c 16M /dev/urandom >"$SRC"
+t_check "write 16 MiB through $CTRL (O_DIRECT)" \
+	with_timeout 120 dd if="$SRC" of="$ndev" bs=1M count=16 oflag=direct conv=fsync status=none
+t_check "read 16 MiB back through $CTRL (O_DIRECT)" \
+	with_timeout 120 dd if="$ndev" of="$DST" bs=1M count=16 iflag=direct status=none
+t_check "16 MiB read back equal to what was written" cmp "$SRC" "$DST"
+t_check "the target's file holds the data" cmp -n 16777216 "$SRC" "$IMG"
+
+# --- teardown: host, then target ------------------------------------------------
+t0=$(_t_now_us)
+echo 1 >"/sys/class/nvme/$CTRL/delete_controller" &
+pid=$!
+wait_done 20 "$pid"
+rc=$?
+[ "$rc" = 124 ] && stuck "delete_controller returns"
+t_eq "delete_controller returns" "$rc" 0
+echo "info: delete_controller took $((($(_t_now_us) - t0) / 1000)) ms"
+t_check "controller gone" settle test ! -e "/sys/class/nvme/$CTRL"
+
+target_down() {
+	rm "$CFS/ports/1/subsystems/$NQN" &&
+		rmdir "$CFS/ports/1" &&
+		echo 0 >"$CFS/subsystems/$NQN/namespaces/1/enable" &&
+		rmdir "$CFS/subsystems/$NQN/namespaces/1" &&
+		rmdir "$CFS/subsystems/$NQN" &&
+		modprobe -r nvme-rdma nvmet-rdma
+}
+target_down &
+pid=$!
+wait_done 20 "$pid"
+rc=$?
+[ "$rc" = 124 ] && stuck "target torn down, nvme-rdma and nvmet-rdma removed"
+t_eq "target torn down, nvme-rdma and nvmet-rdma removed" "$rc" 0
+t_eq "no RC QP left on srnic0/srnic1" "$(rdma res show qp 2>/dev/null | grep -c 'type RC')" 0
+
+t_check "no hung task" bash -c "! dmesg | grep -E 'blocked for more than|hung_task'"
+t_check "no kernel warnings" bash -c "! dmesg | grep -E '^(\[[ 0-9.]+\] )?(WARNING|BUG|Oops|general protection)|nvme.*(error|failed)'"
+rdma link delete srnic0
+rdma link delete srnic1
+t_check "rmmod srnic after the ULP" rmmod srnic
+t_summary
