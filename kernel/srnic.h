@@ -183,6 +183,7 @@ static inline void srnic_count_add(struct srnic_dev *sdev,
 /* srnic_main.c */
 extern struct mutex srnic_net_mutex;
 extern struct workqueue_struct *srnic_wq;
+struct ib_device *srnic_other_dev_get_by_netdev(struct net_device *ndev);
 
 /* srnic_counters.c */
 extern const struct ib_device_ops srnic_counters_ops;

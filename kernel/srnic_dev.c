@@ -238,6 +238,7 @@ static int srnic_dev_check_name(const char *name)
 
 static int srnic_dev_check_netdev(struct net_device *ndev)
 {
+	struct ib_device *hw;
 	struct srnic_dev *other;
 
 	if (ndev->type != ARPHRD_ETHER) {
@@ -250,6 +251,15 @@ static int srnic_dev_check_netdev(struct net_device *ndev)
 		pr_err("%s already has RDMA device %s; one srnic device per netdev\n",
 		       netdev_name(ndev), dev_name(&other->ib_dev.dev));
 		ib_device_put(&other->ib_dev);
+		return -EBUSY;
+	}
+	hw = srnic_other_dev_get_by_netdev(ndev);
+	if (hw) {
+		pr_err("%s already has RDMA device %s (driver %s); srnic does not share a netdev with another RDMA device: use another netdev or remove %s\n",
+		       netdev_name(ndev), dev_name(&hw->dev),
+		       module_name(hw->ops.owner),
+		       dev_name(&hw->dev));
+		ib_device_put(hw);
 		return -EBUSY;
 	}
 	return 0;
