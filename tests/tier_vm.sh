@@ -10,6 +10,10 @@ logdir=${SRNIC_TEST_LOGS:-$top/build/test-logs}/vm
 mkdir -p "$logdir"
 
 make -s module userspace >/dev/null || { echo "make module userspace failed"; echo "0 passed, 1 failed"; exit 1; }
+# test_rdmacore56.sh runs the tools of a Debian 13 chroot: built once (~1-3 min,
+# debootstrap), then reused; if this fails, that test fails (it never skips).
+tools/trixie-chroot.sh >"$logdir/trixie-chroot.log" 2>&1 ||
+	echo "tier_vm: tools/trixie-chroot.sh failed (see $logdir/trixie-chroot.log)"
 
 tally harness "$logdir/harness.log" tests/vm/test_harness.sh
 for t in tests/vm/test_*.sh; do

@@ -11,7 +11,8 @@
 #                   sparse (make check)
 #   VM tests        linux-image-amd64 (the kernel the VM boots; same version as the
 #                   headers), qemu-system-x86, busybox-static, kmod, iproute2,
-#                   rdma-core, ibverbs-utils, rdmacm-utils, perftest, python3-pyverbs
+#                   rdma-core, ibverbs-utils, rdmacm-utils, perftest, python3-pyverbs,
+#                   debootstrap (the Debian 13 chroot of tools/trixie-chroot.sh)
 #   benchmarks      gnuplot-nox (the picture of tools/dcqcn-bench.sh)
 #   KUnit (UML)     linux-source-6.1, flex, bison, bc
 #   userspace       cmake, g++, libgtest-dev, libgmock-dev, libmnl-dev, libfmt-dev,
@@ -33,6 +34,7 @@ pkgs=(
 	linux-image-amd64 qemu-system-x86 busybox-static kmod iproute2 cpio xz-utils
 	binutils procps
 	rdma-core ibverbs-utils rdmacm-utils perftest python3-pyverbs
+	debootstrap
 	# tools/dcqcn-bench.sh picture
 	gnuplot-nox
 	libibverbs-dev librdmacm-dev

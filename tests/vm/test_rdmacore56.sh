@@ -1,0 +1,107 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# srnic with Debian 13's userspace: the stock tools of rdma-core 56 and
+# perftest 25.01 (from the trixie chroot of tools/trixie-chroot.sh), run
+# inside the VM on whatever kernel it boots:
+#
+#   netns nsA                                   netns nsB
+#   srnic0 on vethA 10.99.0.1 ==== veth ==== vethB 10.99.0.2, srnic1
+#   (server side)                               (client side)
+#
+# 56 <-> 56: ibv_devinfo; ibv_{rc,uc,ud,srq}_pingpong with the data checked
+# (-c); perftest ib_{write,read,send}_bw and _lat; rping -V (RDMA-CM).
+# 44 <-> 56 (the host's Debian 12 tools against the chroot's, both ways):
+# ibv_rc_pingpong -c, ib_send_bw, rping -V. The tools run through
+# `chroot ROOT` with /dev and /sys bound and /proc mounted in ROOT. The
+# chroot's packages must be rdma-core 56 and perftest 25.01; a missing
+# chroot fails the run (build it on the host: tools/trixie-chroot.sh, which
+# tests/tier_vm.sh runs first).
+set -u
+cd "$(dirname "$0")/../.."
+. tests/vm/lib.sh
+
+KO=$PWD/srnic.ko
+[ -f "$KO" ] || { echo "srnic.ko missing: run make module first"; exit 1; }
+
+if ! R=$(tools/trixie-chroot.sh --path); then
+	t_fail "trixie chroot present" "build it on the host first: sudo tools/trixie-chroot.sh"
+	t_summary
+	exit 1
+fi
+versions=$(cat "$R/../versions")
+t_check "chroot has rdma-core 56" grep -Eq '^rdma-core[[:space:]]+56\.' "$R/../versions"
+t_check "chroot has perftest 25.01" grep -Eq '^perftest[[:space:]]+25\.01' "$R/../versions"
+echo "chroot $R: $(echo "$versions" | tr '\t\n' ' ')"
+echo "host: $(dpkg-query -W rdma-core perftest | tr '\t\n' ' ')"
+
+mount --bind /dev "$R/dev"
+mount --bind /sys "$R/sys"
+mount -t proc proc "$R/proc"
+# the chroot's tools (N for "new"): `$N ibv_devinfo`
+N=(chroot "$R")
+
+srnic_pair_up
+
+t_check "56: ibv_devinfo lists srnic0 and srnic1" \
+	bash -c "chroot '$R' ibv_devinfo -l | grep -q srnic0 && chroot '$R' ibv_devinfo -l | grep -q srnic1"
+t_check "56: ibv_devinfo -v srnic0: port ACTIVE, RoCE v2 GID" \
+	bash -c "chroot '$R' ibv_devinfo -v -d srnic0 | grep -q PORT_ACTIVE &&
+		 chroot '$R' ibv_devinfo -v -d srnic0 | grep -q '::ffff:10.99.0.1, RoCE v2'"
+
+tx0=$(counter srnic1 sent_pkts)
+pair "56: ibv_rc_pingpong 4 KiB, data checked" \
+	"${N[@]}" ibv_rc_pingpong -d srnic0 -g "$G0" -n 200 -s 4096 -c -- \
+	"${N[@]}" ibv_rc_pingpong -d srnic1 -g "$G1" -n 200 -s 4096 -c 10.99.0.1
+t_check "56: RC packets counted on srnic1" test "$(counter srnic1 sent_pkts)" -gt "$((tx0 + 400))"
+pair "56: ibv_uc_pingpong 4 KiB, data checked" \
+	"${N[@]}" ibv_uc_pingpong -d srnic0 -g "$G0" -n 200 -s 4096 -c -- \
+	"${N[@]}" ibv_uc_pingpong -d srnic1 -g "$G1" -n 200 -s 4096 -c 10.99.0.1
+pair "56: ibv_ud_pingpong 1 KiB, data checked" \
+	"${N[@]}" ibv_ud_pingpong -d srnic0 -g "$G0" -n 200 -s 1024 -c -- \
+	"${N[@]}" ibv_ud_pingpong -d srnic1 -g "$G1" -n 200 -s 1024 -c 10.99.0.1
+pair "56: ibv_srq_pingpong 16 QPs on one SRQ, data checked" \
+	"${N[@]}" ibv_srq_pingpong -d srnic0 -g "$G0" -n 100 -s 4096 -c -- \
+	"${N[@]}" ibv_srq_pingpong -d srnic1 -g "$G1" -n 100 -s 4096 -c 10.99.0.1
+
+for t in ib_write_bw ib_read_bw ib_send_bw; do
+	pair "56: perftest 25.01 $t 64 KiB" \
+		"${N[@]}" $t -d srnic0 -x "$G0" -s 65536 -n 200 -F -- \
+		"${N[@]}" $t -d srnic1 -x "$G1" -s 65536 -n 200 -F 10.99.0.1
+done
+for t in ib_write_lat ib_read_lat ib_send_lat; do
+	pair "56: perftest 25.01 $t" \
+		"${N[@]}" $t -d srnic0 -x "$G0" -n 200 -F -- \
+		"${N[@]}" $t -d srnic1 -x "$G1" -n 200 -F 10.99.0.1
+done
+
+# Cross-version: Debian 12's tools (rdma-core 44, perftest 4.5) on one end.
+pair "44 server <-> 56 client: ibv_rc_pingpong, data checked" \
+	ibv_rc_pingpong -d srnic0 -g "$G0" -n 200 -s 4096 -c -- \
+	"${N[@]}" ibv_rc_pingpong -d srnic1 -g "$G1" -n 200 -s 4096 -c 10.99.0.1
+pair "56 server <-> 44 client: ibv_rc_pingpong, data checked" \
+	"${N[@]}" ibv_rc_pingpong -d srnic0 -g "$G0" -n 200 -s 4096 -c -- \
+	ibv_rc_pingpong -d srnic1 -g "$G1" -n 200 -s 4096 -c 10.99.0.1
+pair "perftest 4.5 server <-> 25.01 client: ib_send_bw" \
+	ib_send_bw -d srnic0 -x "$G0" -s 65536 -n 200 -F -- \
+	"${N[@]}" ib_send_bw -d srnic1 -x "$G1" -s 65536 -n 200 -F 10.99.0.1
+pair "perftest 25.01 server <-> 4.5 client: ib_send_bw" \
+	"${N[@]}" ib_send_bw -d srnic0 -x "$G0" -s 65536 -n 200 -F -- \
+	ib_send_bw -d srnic1 -x "$G1" -s 65536 -n 200 -F 10.99.0.1
+
+PAIR_READY=pair_cm_listening
+pair "56: rping (RDMA-CM), 100 x 1 KiB, data verified" \
+	"${N[@]}" rping -s -a 10.99.0.1 -C 100 -S 1024 -V -- \
+	"${N[@]}" rping -c -a 10.99.0.1 -C 100 -S 1024 -V
+pair "44 server <-> 56 client: rping, data verified" \
+	rping -s -a 10.99.0.1 -C 100 -S 1024 -V -- \
+	"${N[@]}" rping -c -a 10.99.0.1 -C 100 -S 1024 -V
+pair "56 server <-> 44 client: rping, data verified" \
+	"${N[@]}" rping -s -a 10.99.0.1 -C 100 -S 1024 -V -- \
+	rping -c -a 10.99.0.1 -C 100 -S 1024 -V
+PAIR_READY=pair_tcp_listening
+
+t_eq "no ICRC errors" "$(counter srnic0 rcvd_icrc_err)$(counter srnic1 rcvd_icrc_err)" "00"
+srnic_pair_down
+umount "$R/proc" "$R/sys" "$R/dev"
+t_summary
