@@ -15,8 +15,11 @@ namespace srnic::ctl {
 
 namespace {
 
-std::filesystem::path side_path(std::string_view dev, std::string_view side) {
-  return std::filesystem::path("class/infiniband") / dev / knob_dir(side);
+// Where dev's knobs live; for anything but an srnic device or another driver's device on
+// Ethernet, where an srnic device's would (so that errors name a path).
+std::filesystem::path side_path(const Sysfs &sysfs, std::string_view dev, std::string_view side) {
+  return dcqcn_dir(sysfs, dev, side)
+      .value_or(std::filesystem::path("class/infiniband") / dev / knob_dir(side));
 }
 
 void knob_field(Output &out, const Knob &k) {
@@ -27,16 +30,22 @@ void knob_field(Output &out, const Knob &k) {
 }
 
 Result<void> dcqcn_show(Context &ctx, const std::optional<std::string> &name) {
-  Result<std::vector<std::string>> devs = select_devices(ctx.sysfs, name);
+  Result<std::vector<std::string>> devs = select_devices(ctx.sysfs, name, Scope::with_other);
   if (!devs)
     return std::move(devs).error();
   for (const std::string &d : *devs) {
+    bool srnic = srnic_attrs(ctx.sysfs, d).has_value();
+    // Listing all devices, another driver's device without mlx5's ecn/ knobs is left out.
+    if (!srnic && !name && !ctx.sysfs.is_dir(side_path(ctx.sysfs, d, "np")) &&
+        !ctx.sysfs.is_dir(side_path(ctx.sysfs, d, "rp")))
+      continue;
     for (std::string_view side : {"np", "rp"}) {
       Result<std::vector<Knob>> knobs = read_knobs(ctx.sysfs, d, side);
       if (!knobs)
         return std::move(knobs).error();
       ctx.out.begin_record();
       ctx.out.field("dev", d);
+      ctx.out.field("kind", srnic ? "srnic" : "other");
       ctx.out.field("side", side);
       for (const Knob &k : *knobs)
         knob_field(ctx.out, k);
@@ -73,16 +82,29 @@ Result<std::vector<Knob>> read_knobs(const Sysfs &sysfs, std::string_view dev,
                                      std::string_view side) {
   if (knob_dir(side).empty())
     return Error{ENOENT, fmt::format("unknown DCQCN side \"{}\"; one of: np, rp", side)};
-  std::filesystem::path dir = side_path(dev, side);
+  std::filesystem::path dir = side_path(sysfs, dev, side);
   Result<std::vector<std::string>> names = sysfs.list_dir(dir);
-  if (!names)
-    return Error{ENOENT, fmt::format("{} has no DCQCN knobs ({} is absent: this srnic module "
-                                     "has no DCQCN)",
-                                     dev, sysfs.path(dir).string())};
+  if (!names) {
+    if (srnic_attrs(sysfs, dev))
+      return Error{ENOENT, fmt::format("{} has no DCQCN knobs ({} is absent: this srnic module "
+                                       "has no DCQCN)",
+                                       dev, sysfs.path(dir).string())};
+    return Error{ENOENT, fmt::format("{} has no DCQCN knobs ({} is absent)", dev,
+                                     sysfs.path(dir).string())};
+  }
   std::vector<Knob> knobs;
   for (const std::string &n : *names) {
-    if (sysfs.is_dir(dir / n))
+    if (sysfs.is_dir(dir / n)) {
+      // mlx5's per-priority files: enable/0 .. enable/7
+      if (Result<std::vector<std::string>> sub = sysfs.list_dir(dir / n))
+        for (const std::string &m : *sub) {
+          if (sysfs.is_dir(dir / n / m))
+            continue;
+          Result<std::string> v = sysfs.read_attr(dir / n / m);
+          knobs.push_back({n + "/" + m, v ? *v : std::string()});
+        }
       continue;
+    }
     // A write-only or unreadable knob still shows, with an empty value.
     Result<std::string> v = sysfs.read_attr(dir / n);
     knobs.push_back({n, v ? *v : std::string()});
@@ -117,7 +139,7 @@ Result<Knob> set_knob(const Sysfs &sysfs, std::string_view dev, std::string_view
     return Error{ENOENT, fmt::format("{}: unknown {} knob \"{}\"; knobs: {}", dev, side, knob,
                                      fmt::join(names, ", "))};
   }
-  std::filesystem::path rel = side_path(dev, side) / it->name;
+  std::filesystem::path rel = side_path(sysfs, dev, side) / it->name;
   if (Result<void> w = sysfs.write_attr(rel, value); !w) {
     return knob_write_error(w.error().errnum, dev, side, knob, value);
   }
@@ -129,8 +151,10 @@ void cmd_dcqcn(CLI::App &root, Action &action) {
   CLI::App *dcqcn = root.add_subcommand("dcqcn", "DCQCN knobs (default command: show)");
   dcqcn->require_subcommand(0, 1);
 
-  add_dev_filter_command(*dcqcn, "show", "Knobs of all srnic devices, or DEV only", action,
-                         dcqcn_show);
+  add_dev_filter_command(*dcqcn, "show",
+                         "Knobs of all srnic devices and of other RDMA devices with mlx5's "
+                         "class/net/<netdev>/ecn/ knobs, or DEV only",
+                         action, dcqcn_show, "RDMA device name");
 
   CLI::App *set = dcqcn->add_subcommand("set", "Set one knob: DEV np|rp KNOB VALUE");
   auto args = std::make_shared<std::vector<std::string>>();

@@ -2,7 +2,10 @@
 //
 // srnicctl dcqcn show [DEV] | set DEV np|rp KNOB VALUE: the DCQCN knobs, one sysfs file
 // each under class/infiniband/<dev>/roce_np/ (notification point) and roce_rp/ (reaction
-// point), with mlx5's names. The set of knobs is whatever those directories hold.
+// point), with mlx5's names. The set of knobs is whatever those directories hold. show also
+// reads other drivers' RDMA devices on Ethernet where mlx5 keeps them, under
+// class/net/<netdev>/ecn/roce_np|roce_rp/ (enable there is one file per priority:
+// "enable/3"); set writes srnic's only.
 #pragma once
 
 #include "lib/result.h"
@@ -22,8 +25,9 @@ struct Knob {
 // "np" -> "roce_np", "rp" -> "roce_rp"; empty for anything else.
 std::string knob_dir(std::string_view side);
 
-// The knobs of dev's side ("np" or "rp"), sorted by name. ENOENT with a message saying the
-// module has no DCQCN when the directory is absent.
+// The knobs of dev's side ("np" or "rp"), sorted by name, files one directory down as
+// "dir/file". ENOENT with a message saying the module has no DCQCN when the directory is
+// absent.
 Result<std::vector<Knob>> read_knobs(const Sysfs &sysfs, std::string_view dev,
                                      std::string_view side);
 

@@ -73,6 +73,48 @@ DoctorCheck check_provider(const fs::path &root) {
   return ok("rxe_provider", "", fmt::format("rxe provider {}", plugin));
 }
 
+// Other drivers' RDMA devices on Ethernet (hardware RoCE NICs such as mlx5): srnic refuses
+// their netdevs, and an srnic device that shares one (the other device came later) loses its
+// packets to the hardware. One check per srnic device sharing a netdev; one otherwise.
+void check_other_rdma(const Sysfs &sysfs, std::vector<DoctorCheck> &out) {
+  Result<std::vector<OtherDevice>> others = other_devices(sysfs);
+  if (!others) {
+    out.push_back(problem(CheckStatus::warn, "other_rdma", "", to_string(others.error()), ""));
+    return;
+  }
+  if (others->empty()) {
+    out.push_back(ok("other_rdma", "", "no RDMA device of another driver on Ethernet"));
+    return;
+  }
+  std::vector<std::string> list;
+  bool shared = false;
+  Result<std::vector<std::string>> devs = srnic_devices(sysfs);
+  for (const OtherDevice &o : *others) {
+    list.push_back(fmt::format("{}{} on {}", o.name, o.driver ? " (" + *o.driver + ")" : "",
+                               o.netdevs.empty() ? "no netdev" : fmt::format("{}", fmt::join(o.netdevs, ","))));
+    for (const std::string &d : devs ? *devs : std::vector<std::string>{}) {
+      std::optional<SrnicAttrs> a = srnic_attrs(sysfs, d);
+      if (!a || !a->netdev ||
+          std::find(o.netdevs.begin(), o.netdevs.end(), *a->netdev) == o.netdevs.end())
+        continue;
+      shared = true;
+      out.push_back(problem(
+          CheckStatus::fail, "other_rdma", d,
+          fmt::format("{} shares netdev {} with RDMA device {}{}: both answer RoCEv2 on its "
+                      "addresses, and a hardware NIC takes the packets first",
+                      d, *a->netdev, o.name, o.driver ? " (driver " + *o.driver + ")" : ""),
+          fmt::format("use {} on {}, or move srnic: srnicctl dev del {} && srnicctl dev add {} "
+                      "netdev OTHER_IFNAME",
+                      o.name, *a->netdev, d, d)));
+    }
+  }
+  if (!shared)
+    out.push_back(ok("other_rdma", "",
+                     fmt::format("RDMA devices of other drivers: {} (srnic refuses their "
+                                 "netdevs)",
+                                 fmt::join(list, ", "))));
+}
+
 // The RoCE v2 GID the self-test uses: an IPv4 one if there is one.
 const GidEntry *pick_v2_gid(const PortView &port) {
   const GidEntry *best = nullptr;
@@ -229,6 +271,7 @@ std::vector<DoctorCheck> run_doctor(const Sysfs &sysfs, const fs::path &root,
   checks.push_back(check_module(sysfs));
   checks.push_back(check_rxe(sysfs));
   checks.push_back(check_provider(root));
+  check_other_rdma(sysfs, checks);
   Result<std::vector<std::string>> devs = srnic_devices(sysfs);
   if (!devs) {
     checks.push_back(problem(CheckStatus::fail, "srnic_devices", "", to_string(devs.error()), ""));

@@ -36,7 +36,9 @@ struct DoctorOptions {
   SelftestFn run_selftest = verbs::loopback_selftest;
 };
 
-// The checks, in order: module_srnic, rxe_conflict, rxe_provider, srnic_devices; then per
+// The checks, in order: module_srnic, rxe_conflict, rxe_provider, other_rdma (other
+// drivers' RDMA devices on Ethernet; fails for each srnic device sharing a netdev with
+// one), srnic_devices; then per
 // srnic device netdev, netdev_up, port_active, mtu, roce_v2_gid and selftest. Files outside
 // sysfs (the libibverbs provider) are looked up below root.
 std::vector<DoctorCheck> run_doctor(const Sysfs &sysfs, const std::filesystem::path &root,

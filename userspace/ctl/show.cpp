@@ -2,7 +2,9 @@
 //
 // srnicctl show [DEV]: one record per srnic device and port, from sysfs: port state, the
 // netdev and its state and MTU, the active IB MTU that follows from it, the GIDs and
-// whether DCQCN is enabled.
+// whether DCQCN is enabled. Then the same for other drivers' RDMA devices on Ethernet
+// (kind "other": a hardware RoCE NIC such as mlx5), whose DCQCN state comes from mlx5's
+// class/net/<netdev>/ecn/ knobs.
 #include "show.h"
 
 #include "command.h"
@@ -21,6 +23,9 @@ void print_device_view(Output &out, const DeviceView &v) {
   for (const PortView &p : ports) {
     out.begin_record();
     out.field("dev", v.name);
+    out.field("kind", v.kind);
+    if (v.driver)
+      out.field("driver", *v.driver);
     if (p.port != 0) {
       out.field("port", p.port);
       out.field("state", p.state);
@@ -33,7 +38,8 @@ void print_device_view(Output &out, const DeviceView &v) {
               v.netdev_exists ? v.operstate.value_or("unknown") : std::string("absent"));
     if (v.mtu) {
       out.field("mtu", *v.mtu);
-      out.field("active_mtu", ib_mtu_for(*v.mtu));
+      if (v.kind == "srnic") // srnic's rule; other drivers report their own
+        out.field("active_mtu", ib_mtu_for(*v.mtu));
     }
     nlohmann::ordered_json gids = nlohmann::ordered_json::array();
     std::vector<std::string> texts;
@@ -62,18 +68,22 @@ void print_device_view(Output &out, const DeviceView &v) {
 namespace {
 
 Result<void> show(Context &ctx, const std::optional<std::string> &name) {
-  return for_each_device_view(ctx.sysfs, name, [&ctx](const DeviceView &v) -> Result<void> {
-    print_device_view(ctx.out, v);
-    return {};
-  });
+  return for_each_device_view(
+      ctx.sysfs, name,
+      [&ctx](const DeviceView &v) -> Result<void> {
+        print_device_view(ctx.out, v);
+        return {};
+      },
+      Scope::with_other);
 }
 
 } // namespace
 
 void cmd_show(CLI::App &root, Action &action) {
   add_dev_filter_command(root, "show",
-                         "srnic devices: ports, state, netdev, MTU, GIDs, DCQCN (all, or DEV only)",
-                         action, show);
+                         "srnic devices (then other RDMA devices on Ethernet): ports, state, "
+                         "netdev, MTU, GIDs, DCQCN (all, or DEV only)",
+                         action, show, "RDMA device name");
 }
 
 } // namespace srnic::ctl

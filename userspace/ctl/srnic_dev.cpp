@@ -132,6 +132,70 @@ std::optional<bool> read_enable(const Sysfs &sysfs, const std::filesystem::path 
 
 } // namespace
 
+namespace {
+
+// Fills the netdev state fields of v from class/net/<v.netdev>.
+void read_netdev_state(const Sysfs &sysfs, DeviceView &v) {
+  if (!v.netdev || !safe_name(*v.netdev))
+    return;
+  std::filesystem::path net = std::filesystem::path("class/net") / *v.netdev;
+  v.netdev_exists = sysfs.exists(net);
+  if (!v.netdev_exists)
+    return;
+  v.operstate = read_optional(sysfs, net / "operstate");
+  if (std::optional<std::string> flags = read_optional(sysfs, net / "flags")) {
+    unsigned long f = 0;
+    if (std::sscanf(flags->c_str(), "%lx", &f) == 1)
+      v.admin_up = (f & IFF_UP) != 0;
+  }
+  if (std::optional<std::string> mtu = read_optional(sysfs, net / "mtu"))
+    if (std::optional<std::uint64_t> m = parse_u64(*mtu))
+      v.mtu = static_cast<unsigned int>(*m);
+}
+
+std::vector<PortView> read_ports(const Sysfs &sysfs, const std::filesystem::path &dir) {
+  std::vector<PortView> ports;
+  Result<std::vector<std::string>> names = sysfs.list_dir(dir / "ports");
+  if (!names)
+    return ports;
+  for (const std::string &p : *names) {
+    std::optional<std::uint64_t> num = parse_u64(p);
+    if (!num)
+      continue;
+    std::filesystem::path pd = dir / "ports" / p;
+    PortView pv;
+    pv.port = static_cast<unsigned int>(*num);
+    pv.state = port_state_name(read_optional(sysfs, pd / "state").value_or("?"));
+    pv.phys_state = port_state_name(read_optional(sysfs, pd / "phys_state").value_or("?"));
+    pv.gids = read_gids(sysfs, pd);
+    ports.push_back(std::move(pv));
+  }
+  std::sort(ports.begin(), ports.end(),
+            [](const PortView &a, const PortView &b) { return a.port < b.port; });
+  return ports;
+}
+
+// enable of an mlx5 ecn side: a file, or a directory with one file per priority.
+std::optional<bool> read_enable_any(const Sysfs &sysfs, const std::filesystem::path &rel) {
+  if (!sysfs.is_dir(rel))
+    return read_enable(sysfs, rel);
+  Result<std::vector<std::string>> prios = sysfs.list_dir(rel);
+  if (!prios)
+    return std::nullopt;
+  std::optional<bool> on;
+  for (const std::string &p : *prios)
+    if (std::optional<bool> e = read_enable(sysfs, rel / p))
+      on = on.value_or(false) || *e;
+  return on;
+}
+
+void add_unique(std::vector<std::string> &v, std::string s) {
+  if (std::find(v.begin(), v.end(), s) == v.end())
+    v.push_back(std::move(s));
+}
+
+} // namespace
+
 Result<DeviceView> read_device_view(const Sysfs &sysfs, std::string_view name) {
   std::optional<SrnicAttrs> attrs = srnic_attrs(sysfs, name);
   if (!attrs)
@@ -141,38 +205,101 @@ Result<DeviceView> read_device_view(const Sysfs &sysfs, std::string_view name) {
   std::filesystem::path dir = ib_class / name;
   view.node_guid = read_optional(sysfs, dir / "node_guid");
   view.netdev = attrs->netdev;
-  if (view.netdev && safe_name(*view.netdev)) {
-    std::filesystem::path net = std::filesystem::path("class/net") / *view.netdev;
-    view.netdev_exists = sysfs.exists(net);
-    if (view.netdev_exists) {
-      view.operstate = read_optional(sysfs, net / "operstate");
-      if (std::optional<std::string> flags = read_optional(sysfs, net / "flags")) {
-        unsigned long f = 0;
-        if (std::sscanf(flags->c_str(), "%lx", &f) == 1)
-          view.admin_up = (f & IFF_UP) != 0;
-      }
-      if (std::optional<std::string> mtu = read_optional(sysfs, net / "mtu"))
-        if (std::optional<std::uint64_t> m = parse_u64(*mtu))
-          view.mtu = static_cast<unsigned int>(*m);
-    }
-  }
-  if (Result<std::vector<std::string>> ports = sysfs.list_dir(dir / "ports")) {
-    for (const std::string &p : *ports) {
-      std::optional<std::uint64_t> num = parse_u64(p);
-      if (!num)
-        continue;
-      std::filesystem::path pd = dir / "ports" / p;
-      PortView pv;
-      pv.port = static_cast<unsigned int>(*num);
-      pv.state = port_state_name(read_optional(sysfs, pd / "state").value_or("?"));
-      pv.phys_state = port_state_name(read_optional(sysfs, pd / "phys_state").value_or("?"));
-      pv.gids = read_gids(sysfs, pd);
-      view.ports.push_back(std::move(pv));
-    }
-  }
+  read_netdev_state(sysfs, view);
+  view.ports = read_ports(sysfs, dir);
   view.dcqcn_np = read_enable(sysfs, dir / "roce_np/enable");
   view.dcqcn_rp = read_enable(sysfs, dir / "roce_rp/enable");
   return view;
+}
+
+std::optional<OtherDevice> other_device(const Sysfs &sysfs, std::string_view name) {
+  if (!safe_name(name) || srnic_attrs(sysfs, name))
+    return std::nullopt;
+  std::filesystem::path dir = ib_class / name;
+  Result<std::vector<std::string>> ports = sysfs.list_dir(dir / "ports");
+  if (!ports)
+    return std::nullopt;
+  OtherDevice dev;
+  dev.name = std::string(name);
+  bool ethernet = false;
+  for (const std::string &p : *ports) {
+    if (!parse_u64(p))
+      continue;
+    std::filesystem::path pd = dir / "ports" / p;
+    if (read_optional(sysfs, pd / "link_layer") != "Ethernet")
+      continue;
+    ethernet = true;
+    // Reading an unused GID entry's ndev fails (EINVAL); used ones name the netdev.
+    if (Result<std::vector<std::string>> idx = sysfs.list_dir(pd / "gid_attrs/ndevs"))
+      for (const std::string &i : *idx)
+        if (std::optional<std::string> nd = read_optional(sysfs, pd / "gid_attrs/ndevs" / i))
+          if (safe_name(*nd))
+            add_unique(dev.netdevs, *nd);
+  }
+  if (!ethernet)
+    return std::nullopt;
+  if (Result<std::vector<std::string>> nets = sysfs.list_dir(dir / "device/net"))
+    for (std::string &n : *nets)
+      add_unique(dev.netdevs, std::move(n));
+  std::sort(dev.netdevs.begin(), dev.netdevs.end());
+  std::error_code ec;
+  std::filesystem::path drv = std::filesystem::read_symlink(sysfs.path(dir / "device/driver"), ec);
+  if (!ec && !drv.filename().empty())
+    dev.driver = drv.filename().string();
+  return dev;
+}
+
+Result<std::vector<OtherDevice>> other_devices(const Sysfs &sysfs) {
+  Result<std::vector<std::string>> names = sysfs.list_dir(ib_class);
+  if (!names) {
+    if (names.error().errnum == ENOENT)
+      return std::vector<OtherDevice>{};
+    return std::move(names).error();
+  }
+  std::vector<OtherDevice> others;
+  for (const std::string &name : *names)
+    if (std::optional<OtherDevice> o = other_device(sysfs, name))
+      others.push_back(std::move(*o));
+  return others;
+}
+
+Result<DeviceView> read_any_device_view(const Sysfs &sysfs, std::string_view name) {
+  if (srnic_attrs(sysfs, name))
+    return read_device_view(sysfs, name);
+  std::optional<OtherDevice> other = other_device(sysfs, name);
+  if (!other)
+    return Error{ENODEV, fmt::format("{} is neither an srnic device nor an RDMA device on "
+                                     "Ethernet",
+                                     name)};
+  DeviceView view;
+  view.name = other->name;
+  view.kind = "other";
+  view.driver = other->driver;
+  std::filesystem::path dir = ib_class / name;
+  view.node_guid = read_optional(sysfs, dir / "node_guid");
+  if (!other->netdevs.empty())
+    view.netdev = other->netdevs.front();
+  read_netdev_state(sysfs, view);
+  view.ports = read_ports(sysfs, dir);
+  if (view.netdev) {
+    std::filesystem::path ecn = std::filesystem::path("class/net") / *view.netdev / "ecn";
+    view.dcqcn_np = read_enable_any(sysfs, ecn / "roce_np/enable");
+    view.dcqcn_rp = read_enable_any(sysfs, ecn / "roce_rp/enable");
+  }
+  return view;
+}
+
+std::optional<std::filesystem::path> dcqcn_dir(const Sysfs &sysfs, std::string_view dev,
+                                               std::string_view side) {
+  if (side != "np" && side != "rp")
+    return std::nullopt;
+  std::string sub = fmt::format("roce_{}", side);
+  if (srnic_attrs(sysfs, dev))
+    return ib_class / dev / sub;
+  std::optional<OtherDevice> other = other_device(sysfs, dev);
+  if (!other || other->netdevs.empty())
+    return std::nullopt;
+  return std::filesystem::path("class/net") / other->netdevs.front() / "ecn" / sub;
 }
 
 Result<std::vector<std::string>> select_devices(const Sysfs &sysfs,
@@ -186,13 +313,40 @@ Result<std::vector<std::string>> select_devices(const Sysfs &sysfs,
   return Error{ENODEV, fmt::format("no RDMA device {}", *name)};
 }
 
+Result<std::vector<std::string>> select_devices(const Sysfs &sysfs,
+                                                const std::optional<std::string> &name,
+                                                Scope scope) {
+  if (scope == Scope::srnic)
+    return select_devices(sysfs, name);
+  if (name) {
+    if (srnic_attrs(sysfs, *name) || other_device(sysfs, *name))
+      return std::vector<std::string>{*name};
+    if (safe_name(*name) && sysfs.is_dir(ib_class / *name))
+      return Error{ENODEV, fmt::format("{} is neither an srnic device nor an RDMA device on "
+                                       "Ethernet",
+                                       *name)};
+    return Error{ENODEV, fmt::format("no RDMA device {}", *name)};
+  }
+  Result<std::vector<std::string>> devs = srnic_devices(sysfs);
+  if (!devs)
+    return devs;
+  Result<std::vector<OtherDevice>> others = other_devices(sysfs);
+  if (!others)
+    return std::move(others).error();
+  for (OtherDevice &o : *others)
+    devs->push_back(std::move(o.name));
+  return devs;
+}
+
 Result<void> for_each_device_view(const Sysfs &sysfs, const std::optional<std::string> &name,
-                                  const std::function<Result<void>(const DeviceView &)> &fn) {
-  Result<std::vector<std::string>> devs = select_devices(sysfs, name);
+                                  const std::function<Result<void>(const DeviceView &)> &fn,
+                                  Scope scope) {
+  Result<std::vector<std::string>> devs = select_devices(sysfs, name, scope);
   if (!devs)
     return std::move(devs).error();
   for (const std::string &d : *devs) {
-    Result<DeviceView> v = read_device_view(sysfs, d);
+    Result<DeviceView> v =
+        scope == Scope::srnic ? read_device_view(sysfs, d) : read_any_device_view(sysfs, d);
     if (!v)
       return std::move(v).error();
     if (Result<void> r = fn(*v); !r)
@@ -201,9 +355,10 @@ Result<void> for_each_device_view(const Sysfs &sysfs, const std::optional<std::s
   return {};
 }
 
+namespace {
+
 Result<std::vector<std::pair<std::string, std::uint64_t>>>
-read_hw_counters(const Sysfs &sysfs, std::string_view dev, unsigned int port) {
-  std::filesystem::path dir = ib_class / dev / "ports" / std::to_string(port) / "hw_counters";
+read_counter_dir(const Sysfs &sysfs, const std::filesystem::path &dir) {
   Result<std::vector<std::string>> names = sysfs.list_dir(dir);
   if (!names)
     return std::move(names).error();
@@ -218,6 +373,19 @@ read_hw_counters(const Sysfs &sysfs, std::string_view dev, unsigned int port) {
       counters.emplace_back(n, *v);
   }
   return counters;
+}
+
+} // namespace
+
+Result<std::vector<std::pair<std::string, std::uint64_t>>>
+read_hw_counters(const Sysfs &sysfs, std::string_view dev, unsigned int port) {
+  return read_counter_dir(sysfs,
+                          ib_class / dev / "ports" / std::to_string(port) / "hw_counters");
+}
+
+Result<std::vector<std::pair<std::string, std::uint64_t>>>
+read_port_counters(const Sysfs &sysfs, std::string_view dev, unsigned int port) {
+  return read_counter_dir(sysfs, ib_class / dev / "ports" / std::to_string(port) / "counters");
 }
 
 } // namespace srnic::ctl

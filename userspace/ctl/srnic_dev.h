@@ -9,6 +9,7 @@
 #include "lib/sysfs.h"
 
 #include <cstdint>
+#include <filesystem>
 #include <functional>
 #include <optional>
 #include <utility>
@@ -60,9 +61,31 @@ struct PortView {
   std::vector<GidEntry> gids; // the non-zero ones
 };
 
-// What srnicctl show, doctor and stats read about one srnic device, all from sysfs.
+// An RDMA device of another driver with an Ethernet port (RoCE, or iWARP): a hardware NIC
+// such as mlx5_ib on a ConnectX, or a soft one (siw, rxe). srnic refuses a netdev that has
+// one (the kernel's rdma link add fails with EBUSY).
+struct OtherDevice {
+  std::string name;
+  // The driver of its parent device (device/driver: "mlx5_core"); none for virtual devices.
+  std::optional<std::string> driver;
+  // The netdevs of its ports, from the GID table (ports/N/gid_attrs/ndevs/*) and the parent
+  // device's net/ directory; sorted, each once.
+  std::vector<std::string> netdevs;
+};
+
+// The OtherDevice view of RDMA device name; nullopt if it is srnic's, does not exist or has
+// no port with link_layer Ethernet (an InfiniBand HCA).
+std::optional<OtherDevice> other_device(const Sysfs &sysfs, std::string_view name);
+
+// Every such device, sorted by name; empty if there is no class/infiniband.
+Result<std::vector<OtherDevice>> other_devices(const Sysfs &sysfs);
+
+// What srnicctl show, doctor and stats read about one device, all from sysfs: an srnic
+// device, or (show, stats) another driver's device on Ethernet.
 struct DeviceView {
   std::string name;
+  std::string kind = "srnic";        // "srnic", or "other" for an OtherDevice
+  std::optional<std::string> driver; // OtherDevice::driver
   std::optional<std::string> node_guid;
   std::optional<std::string> netdev;
   bool netdev_exists = false;
@@ -70,25 +93,53 @@ struct DeviceView {
   std::optional<bool> admin_up;         // IFF_UP in class/net/<netdev>/flags
   std::optional<unsigned int> mtu;      // class/net/<netdev>/mtu
   std::vector<PortView> ports;
-  std::optional<bool> dcqcn_np; // roce_np/enable; nullopt when absent
+  // roce_np/enable; nullopt when absent. For an other device, the knobs mlx5 keeps under
+  // class/net/<netdev>/ecn/roce_np/: enable is a file, or a directory of one file per
+  // priority (on when any is).
+  std::optional<bool> dcqcn_np;
   std::optional<bool> dcqcn_rp; // roce_rp/enable
 };
 
 // Reads the view of srnic device name; ENODEV if it is not an srnic device.
 Result<DeviceView> read_device_view(const Sysfs &sysfs, std::string_view name);
 
+// Reads the view of srnic device name, or of another driver's device on Ethernet (kind
+// "other", netdev its first netdev); ENODEV if it is neither.
+Result<DeviceView> read_any_device_view(const Sysfs &sysfs, std::string_view name);
+
+// The directory of dev's DCQCN knobs of side ("np" or "rp"), relative to the sysfs root:
+// class/infiniband/<dev>/roce_np for srnic, class/net/<netdev>/ecn/roce_np for another
+// driver's device (mlx5); nullopt when dev is neither or side is not np/rp.
+std::optional<std::filesystem::path> dcqcn_dir(const Sysfs &sysfs, std::string_view dev,
+                                               std::string_view side);
+
 // The srnic devices to act on: all of them, or the one named (ENODEV with "not an srnic
 // device" when it exists but is not srnic's, "no RDMA device" when it does not exist).
 Result<std::vector<std::string>> select_devices(const Sysfs &sysfs,
                                                 const std::optional<std::string> &name);
 
+// Which devices a command acts on: srnic's only, or also other drivers' on Ethernet.
+enum class Scope { srnic, with_other };
+
+// select_devices() with Scope::with_other: srnic devices, then other drivers' devices on
+// Ethernet, each group sorted; a name must be one of those (ENODEV otherwise).
+Result<std::vector<std::string>> select_devices(const Sysfs &sysfs,
+                                                const std::optional<std::string> &name,
+                                                Scope scope);
+
 // Calls fn with the view of each device select_devices() picks; stops at the first error.
 Result<void> for_each_device_view(const Sysfs &sysfs, const std::optional<std::string> &name,
-                                  const std::function<Result<void>(const DeviceView &)> &fn);
+                                  const std::function<Result<void>(const DeviceView &)> &fn,
+                                  Scope scope = Scope::srnic);
 
 // Counter name -> value for ports/<port>/hw_counters (non-numeric files such as lifespan
 // are left out), in name order.
 Result<std::vector<std::pair<std::string, std::uint64_t>>>
 read_hw_counters(const Sysfs &sysfs, std::string_view dev, unsigned int port);
+
+// The same for ports/<port>/counters, the IBA port counters (port_xmit_data, ...) that
+// hardware devices such as mlx5 have besides hw_counters.
+Result<std::vector<std::pair<std::string, std::uint64_t>>>
+read_port_counters(const Sysfs &sysfs, std::string_view dev, unsigned int port);
 
 } // namespace srnic::ctl

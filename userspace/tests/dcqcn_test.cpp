@@ -104,8 +104,8 @@ TEST(DcqcnCli, ShowText) {
   test::FakeHost host;
   CliRun r = run_on(host, {"dcqcn", "show", "srnic0"});
   ASSERT_EQ(r.status, EXIT_SUCCESS) << r.err;
-  EXPECT_EQ(r.out, "dev srnic0 side np enable 1 min_time_between_cnps 4 \n"
-                   "dev srnic0 side rp enable 1 rpg_ai_rate 5 rpg_min_rate 1 \n");
+  EXPECT_EQ(r.out, "dev srnic0 kind srnic side np enable 1 min_time_between_cnps 4 \n"
+                   "dev srnic0 kind srnic side rp enable 1 rpg_ai_rate 5 rpg_min_rate 1 \n");
 }
 
 TEST(DcqcnCli, SetPrintsNewValue) {

@@ -53,7 +53,7 @@ TEST_F(Doctor, HealthyHostPasses) {
     EXPECT_EQ(c.fix, "") << c.check;
   }
   EXPECT_EQ(names, (std::vector<std::string>{"module_srnic", "rxe_conflict", "rxe_provider",
-                                             "srnic_devices", "netdev", "netdev_up", "mtu",
+                                             "other_rdma", "srnic_devices", "netdev", "netdev_up", "mtu",
                                              "port_active", "roce_v2_gid", "selftest"}));
   EXPECT_EQ(count_problems(checks), 0u);
   EXPECT_EQ(find(checks, "mtu").detail, "vethA MTU 1500 gives IB MTU 1024");

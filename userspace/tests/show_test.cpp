@@ -104,7 +104,7 @@ TEST(ShowCli, Text) {
   test::FakeHost host;
   CliRun r = run_on(host, {"show"});
   ASSERT_EQ(r.status, EXIT_SUCCESS) << r.err;
-  EXPECT_EQ(r.out, "dev srnic0 port 1 state ACTIVE phys_state LinkUp node_guid 5054:00ff:fe12:3456 "
+  EXPECT_EQ(r.out, "dev srnic0 kind srnic port 1 state ACTIVE phys_state LinkUp node_guid 5054:00ff:fe12:3456 "
                    "netdev vethA netdev_state up mtu 1500 active_mtu 1024 gids "
                    "0:fe80::5054:ff:fe12:3456/v1,1:fe80::5054:ff:fe12:3456/v2,"
                    "2:::ffff:10.99.0.1/v2 dcqcn np:on,rp:on \n");
@@ -141,7 +141,8 @@ TEST(ShowCli, NonSrnicDeviceFails) {
   test::FakeHost host;
   CliRun r = run_on(host, {"show", "mlx5_0"});
   EXPECT_EQ(r.status, EXIT_FAILURE);
-  EXPECT_EQ(r.err, "srnicctl: mlx5_0 is not an srnic device: No such device\n");
+  EXPECT_EQ(r.err, "srnicctl: mlx5_0 is neither an srnic device nor an RDMA device on Ethernet: "
+                   "No such device\n");
 }
 
 TEST(StatsCli, Json) {
@@ -161,7 +162,7 @@ TEST(StatsCli, Text) {
   test::FakeHost host;
   CliRun r = run_on(host, {"stats", "srnic0"});
   ASSERT_EQ(r.status, EXIT_SUCCESS) << r.err;
-  EXPECT_EQ(r.out, "dev srnic0 port 1 rcvd_pkts 12 retransmits 0 sent_pkts 10 \n");
+  EXPECT_EQ(r.out, "dev srnic0 kind srnic port 1 rcvd_pkts 12 retransmits 0 sent_pkts 10 \n");
 }
 
 TEST(StatsCli, MissingCountersFail) {
