@@ -112,7 +112,7 @@ jcheck "stats: sent_pkts of srnic1 moved with the traffic" \
 	"j[0]['sent_pkts'] > $(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))[0]["sent_pkts"])' "$OUT/stats0.json") + 200" \
 	ctl -j stats srnic1
 jcheck "stats: every counter is a number, one record per port" \
-	'len(j) == 2 and all(isinstance(v, int) for r in j for k, v in r.items() if k not in ("dev",))' \
+	'len(j) == 2 and all(r["kind"] == "srnic" for r in j) and all(isinstance(v, int) for r in j for k, v in r.items() if k not in ("dev", "kind"))' \
 	ctl -j stats
 
 # ------------------------------------------------------------------ doctor
