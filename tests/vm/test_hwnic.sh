@@ -18,7 +18,7 @@
 # doctor reports a netdev shared with another RDMA device (exit status 1) and
 # srnicctl show lists the other device with its netdev; no kernel warnings.
 set -u
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../.." || exit 1
 . tests/vm/lib.sh
 
 KO=$PWD/srnic.ko

@@ -18,7 +18,7 @@
 # chroot fails the run (build it on the host: tools/trixie-chroot.sh, which
 # tests/tier_vm.sh runs first).
 set -u
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../.." || exit 1
 . tests/vm/lib.sh
 
 KO=$PWD/srnic.ko
