@@ -106,6 +106,7 @@ kernelrelease:
 	@echo $(KREL)
 
 dkms-install:
+	@test -n "$(KREL)" || { echo "no kernel headers in KDIR=$(KDIR): install linux-headers-$$(uname -r) or set KDIR" >&2; exit 1; }
 	tools/dkms.sh install -k $(KREL)
 
 dkms-remove:
