@@ -9,6 +9,13 @@
 #   make style           checkpatch --strict over kernel/ and include/
 #   make test            every test tier (tests/run.sh)
 #   make bench           perftest benchmark in a VM (tools/bench.sh)
+#   make install         srnic.ko into /lib/modules/<kver>/updates/, depmod
+#                        (DESTDIR or INSTALL_MOD_PATH: a staging root)
+#   make uninstall       remove it again, depmod
+#   make kernelrelease   the release of the kernel KDIR builds for
+#   make dkms-install    register, build and install through DKMS (tools/dkms.sh)
+#   make dkms-remove     remove it from DKMS
+#   make deb             srnic-dkms and srnic-tools .deb packages (tools/mkdeb.sh)
 #   make module-clean    kbuild products only
 #   make clean           everything built, build/ included
 
@@ -20,9 +27,19 @@ KDIR ?= $(firstword $(wildcard /lib/modules/$(shell uname -r)/build) \
 W ?= 1
 BUILD ?= $(CURDIR)/build
 
-KBUILD_ARGS := -C $(KDIR) M=$(CURDIR) CONFIG_RDMA_SRNIC=m W=$(W)
+# kbuild cannot take a directory with spaces in M=: build such a checkout
+# through a per-user symlink without any (/tmp/srnic-kbuild-<uid>-<hash>).
+srnic_empty :=
+srnic_space := $(srnic_empty) $(srnic_empty)
+SRNIC_M := $(if $(findstring $(srnic_space),$(CURDIR)),$(shell \
+	l=/tmp/srnic-kbuild-$$(id -u)-$$(printf %s '$(CURDIR)' | md5sum | cut -c1-12); \
+	[ "$$(readlink "$$l" 2>/dev/null)" = '$(CURDIR)' ] || ln -sfn '$(CURDIR)' "$$l"; \
+	echo "$$l"),$(CURDIR))
 
-.PHONY: all module module-debug module-clean userspace check style test bench demo clean
+KBUILD_ARGS := -C $(KDIR) M=$(SRNIC_M) CONFIG_RDMA_SRNIC=m W=$(W)
+
+.PHONY: all module module-debug module-clean userspace check style test bench demo clean \
+	install uninstall kernelrelease dkms-install dkms-remove deb
 
 all: module userspace
 
@@ -53,7 +70,47 @@ demo:
 	tools/demo.sh
 
 module-clean:
-	@if [ -n "$(KDIR)" ]; then $(MAKE) -C $(KDIR) M=$(CURDIR) clean; fi
+	@if [ -n "$(KDIR)" ]; then $(MAKE) -C $(KDIR) M=$(SRNIC_M) clean; fi
 
 clean: module-clean
 	rm -rf $(BUILD)
+
+# ---------------------------------------------------------------- install
+# The release of the kernel KDIR belongs to (the module's vermagic; Debian's
+# include/config/kernel.release says 6.1.192 where this says 6.1.0-57-amd64).
+KREL = $(shell sed -n 's/^\#define UTS_RELEASE "\(.*\)"$$/\1/p' $(KDIR)/include/generated/utsrelease.h 2>/dev/null)
+# Distribution headers have no signing key: don't let modules_install try
+# (sign with your own key, or use DKMS, for Secure Boot: see README.md).
+SIGN_ARGS = $(if $(wildcard $(KDIR)/certs/signing_key.x509),,CONFIG_MODULE_SIG_ALL=)
+INSTALL_MOD_PATH ?= $(DESTDIR)
+INSTALL_MOD_DIR := updates
+DEPMOD ?= depmod
+MODDIR = $(INSTALL_MOD_PATH)/lib/modules/$(KREL)/$(INSTALL_MOD_DIR)
+
+install:
+	@test -n "$(KREL)" || { echo "no kernel release in $(KDIR)/include/generated/utsrelease.h: set KDIR" >&2; exit 1; }
+	@test -z "$(KVER)" || test "$(KVER)" = "$(KREL)" || \
+		{ echo "KVER=$(KVER) but KDIR $(KDIR) is for $(KREL)" >&2; exit 1; }
+	@test -f srnic.ko || { echo "srnic.ko not built: run make module first" >&2; exit 1; }
+	@case "$(INSTALL_MOD_PATH)" in *" "*) echo "kbuild's modules_install cannot take a path with spaces: $(INSTALL_MOD_PATH)" >&2; exit 1;; esac
+	$(MAKE) $(KBUILD_ARGS) INSTALL_MOD_PATH="$(INSTALL_MOD_PATH)" \
+		INSTALL_MOD_DIR=$(INSTALL_MOD_DIR) $(SIGN_ARGS) modules_install
+	$(DEPMOD) -a $(if $(INSTALL_MOD_PATH),-b "$(INSTALL_MOD_PATH)") $(KREL)
+
+uninstall:
+	@test -n "$(KREL)" || { echo "no kernel release in $(KDIR)/include/generated/utsrelease.h: set KDIR" >&2; exit 1; }
+	rm -f "$(MODDIR)"/srnic.ko "$(MODDIR)"/srnic.ko.xz "$(MODDIR)"/srnic.ko.gz "$(MODDIR)"/srnic.ko.zst
+	$(DEPMOD) -a $(if $(INSTALL_MOD_PATH),-b "$(INSTALL_MOD_PATH)") $(KREL)
+
+kernelrelease:
+	@echo $(KREL)
+
+dkms-install:
+	@test -n "$(KREL)" || { echo "no kernel headers in KDIR=$(KDIR): install linux-headers-$$(uname -r) or set KDIR" >&2; exit 1; }
+	tools/dkms.sh install -k $(KREL)
+
+dkms-remove:
+	tools/dkms.sh remove
+
+deb:
+	tools/mkdeb.sh

@@ -17,6 +17,7 @@
 #   KUnit (UML)     linux-source-6.1, flex, bison, bc
 #   userspace       cmake, g++, libgtest-dev, libgmock-dev, libmnl-dev, libfmt-dev,
 #                   nlohmann-json3-dev, libcli11-dev, libbpf-dev, bpftool, clang, llvm
+#   deploy tier     dkms (pulls sudo), dpkg-dev (dpkg-shlibdeps), man-db, git
 set -euo pipefail
 
 if [ "$(id -u)" -ne 0 ]; then
@@ -45,6 +46,8 @@ pkgs=(
 	nlohmann-json3-dev libcli11-dev libbpf-dev bpftool clang llvm
 	# VM tier: bpftrace one-liners over the srnic tracepoints (test_observe)
 	bpftrace
+	# deploy tier: DKMS, .deb packages (tools/dkms.sh, tools/mkdeb.sh), man
+	dkms dpkg-dev man-db git
 )
 
 missing=()
