@@ -199,6 +199,10 @@ prepare_newest() {
 	mv "$tmp/root" "$root"
 	rm -rf "$tmp"
 	echo "$suite" >"$dir/ready"
+	# older newest kernels: gone (each is ~700 MB)
+	for d in "$KROOT"/*/ready; do
+		[ -f "$d" ] && [ "$d" != "$dir/ready" ] && rm -rf "${d%/ready}"
+	done
 	msg "prepared $kver: $(du -sh "$dir" | cut -f1) in $dir"
 }
 
