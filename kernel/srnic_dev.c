@@ -21,7 +21,8 @@ static int srnic_query_device(struct ib_device *ibdev,
 			      struct ib_device_attr *a,
 			      struct ib_udata *uhw)
 {
-	if (uhw->inlen || uhw->outlen)
+	/* NULL when ib_core queries for itself (7.x; older kernels: empty) */
+	if (uhw && (uhw->inlen || uhw->outlen))
 		return -EINVAL;
 
 	memset(a, 0, sizeof(*a));
