@@ -3,9 +3,11 @@
 # Compat tier: srnic on kernels other than Debian 12's 6.1, each in its own
 # QEMU guest booting the kernel the module was built for (tests/vm/vmrun
 # picks it from srnic.ko's vermagic):
-#   6.12 (bookworm-backports)  test_lifecycle.sh, test_verbs.sh, test_cq.sh,
-#                              test_mr.sh
+#   6.12 (bookworm-backports)  test_lifecycle.sh, test_verbs.sh
 #   newest Debian kernel       test_lifecycle.sh, test_verbs.sh
+# A subset of the VM tier: device lifecycle and the stock tools are what a
+# new kernel breaks first (ib_core, netdev, UDP tunnel APIs, uverbs ABI); the
+# whole tier per kernel would add ~20 min to CI.
 # plus the kernel/guest pairing: srnic.ko built for the default kernel boots
 # 6.1 and loads although 6.12 is installed, and VMRUN_KVER naming another
 # kernel than srnic.ko's fails in one line. Leaves srnic.ko built for the
@@ -66,8 +68,7 @@ run_on() {
 
 only=${SRNIC_COMPAT_ONLY:-}
 if [ -z "$only" ] || [ "$only" = 6.12 ]; then
-	run_on "$k612" 6.12 tests/vm/test_lifecycle.sh tests/vm/test_verbs.sh \
-		tests/vm/test_cq.sh tests/vm/test_mr.sh
+	run_on "$k612" 6.12 tests/vm/test_lifecycle.sh tests/vm/test_verbs.sh
 fi
 if [ -z "$only" ] || [ "$only" = newest ]; then
 	run_on "$knew" newest tests/vm/test_lifecycle.sh tests/vm/test_verbs.sh
