@@ -3,7 +3,7 @@
 # Wrapper around kbuild (srnic.ko) and CMake (userspace/). See README.md.
 #
 #   make                 srnic.ko + userspace tools
-#   make module          srnic.ko against $(KDIR)
+#   make module          srnic.ko against $(KDIR) (KVER=RELEASE: that kernel's)
 #   make userspace       C++ tools and their unit tests (build/userspace)
 #   make check           sparse (C=2) over the module
 #   make style           checkpatch --strict over kernel/ and include/
@@ -19,9 +19,19 @@
 #   make module-clean    kbuild products only
 #   make clean           everything built, build/ included
 
-# The running kernel's build dir when it exists; otherwise (a host whose kernel
-# has no headers, such as this project's CI machines) the newest Debian 6.1
-# headers, which is also the kernel the VM tests boot.
+# The kernel to build for: KVER=RELEASE (its /lib/modules/RELEASE/build) or
+# KDIR=DIR. Default: the running kernel's build dir when it exists; otherwise
+# (a host whose kernel has no headers, such as this project's CI machines) the
+# newest Debian 6.1 headers. tests/vm/vmrun boots the kernel srnic.ko was
+# built for. A KVER whose headers live in a tools/kernels.sh chroot (newer
+# kernels whose kbuild tools need a newer glibc) is built through it.
+SRNIC_KERNELS ?= /var/tmp/srnic-kernels
+ifneq ($(KVER),)
+KDIR ?= /lib/modules/$(KVER)/build
+ifeq ($(wildcard $(KDIR)/Makefile),)
+SRNIC_KCHROOT := $(wildcard $(SRNIC_KERNELS)/$(KVER)/ready)
+endif
+endif
 KDIR ?= $(firstword $(wildcard /lib/modules/$(shell uname -r)/build) \
 		    $(lastword $(sort $(wildcard /lib/modules/6.1.*/build))))
 W ?= 1
@@ -43,19 +53,46 @@ KBUILD_ARGS := -C $(KDIR) M=$(SRNIC_M) CONFIG_RDMA_SRNIC=m W=$(W)
 
 all: module userspace
 
+# One line saying what to install when KDIR cannot build srnic.
+define srnic_kcheck
+	@kdir='$(KDIR)'; kver='$(KVER)'; \
+	if [ -z "$$kdir" ]; then \
+		echo "srnic: no kernel headers: install linux-headers-amd64 (tools/setup.sh) or set KVER=/KDIR=" >&2; exit 1; \
+	elif [ ! -f "$$kdir/Makefile" ] && [ -n "$$kver" ]; then \
+		echo "srnic: no headers for Linux $$kver ($$kdir): install linux-headers-$$kver" >&2; exit 1; \
+	elif [ ! -f "$$kdir/Makefile" ]; then \
+		echo "srnic: KDIR=$$kdir is not a kernel build dir (no Makefile): install linux-headers-<release> or fix KDIR" >&2; exit 1; \
+	fi; \
+	rel=$$(cat "$$kdir/include/config/kernel.release" 2>/dev/null || echo unknown); \
+	case $$rel in \
+	[0-5].*|6.0|6.0.*|6.0-*) echo "srnic: Linux $$rel is not supported (6.1 or newer): install linux-headers-amd64 of Debian 12 or newer" >&2; exit 1 ;; \
+	unknown) echo "srnic: KDIR=$$kdir has no include/config/kernel.release: not a configured kernel build dir" >&2; exit 1 ;; \
+	esac
+endef
+
+ifneq ($(SRNIC_KCHROOT),)
+module module-debug check module-clean:
+	tools/kernels.sh make $(KVER) $@ W=$(W)
+else
 module:
-	@test -n "$(KDIR)" || { echo "no kernel build dir: run tools/setup.sh or set KDIR" >&2; exit 1; }
+	$(srnic_kcheck)
 	$(MAKE) $(KBUILD_ARGS) modules
 
 module-debug:
+	$(srnic_kcheck)
 	$(MAKE) $(KBUILD_ARGS) SRNIC_DEBUG=y modules
+
+check:
+	$(srnic_kcheck)
+	$(MAKE) $(KBUILD_ARGS) C=2 CF="-D__CHECK_ENDIAN__" modules
+
+module-clean:
+	@if [ -f "$(KDIR)/Makefile" ]; then $(MAKE) -C $(KDIR) M=$(SRNIC_M) clean; fi
+endif
 
 userspace:
 	cmake -S userspace -B $(BUILD)/userspace -DCMAKE_BUILD_TYPE=RelWithDebInfo
 	cmake --build $(BUILD)/userspace -j2
-
-check:
-	$(MAKE) $(KBUILD_ARGS) C=2 CF="-D__CHECK_ENDIAN__" modules
 
 style:
 	tools/lint.sh
@@ -68,9 +105,6 @@ bench:
 
 demo:
 	tools/demo.sh
-
-module-clean:
-	@if [ -n "$(KDIR)" ]; then $(MAKE) -C $(KDIR) M=$(SRNIC_M) clean; fi
 
 clean: module-clean
 	rm -rf $(BUILD)

@@ -26,6 +26,7 @@
 #include <linux/xarray.h>
 #include <rdma/ib_verbs.h>
 
+#include "srnic_compat.h"
 #include "srnic_counters.h"
 #include "srnic_dcqcn.h"
 

@@ -513,7 +513,7 @@ void srnic_comp_rcv(struct srnic_qp *qp, struct srnic_pkt *pkt)
 		((qp->req.fetch - srnic_queue_consumer_index(&qp->sq)) &
 		 qp->sq.index_mask));
 	if (srnic_req_idle(qp))
-		del_timer(&qp->retrans_timer);	/* nothing in flight */
+		timer_delete(&qp->retrans_timer);	/* nothing in flight */
 	else if (!fatal)
 		srnic_req_arm_timer(qp);
 	spin_unlock_bh(&qp->req_lock);

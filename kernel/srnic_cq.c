@@ -166,9 +166,8 @@ static int srnic_cq_check_cqe(struct ib_device *ibdev, unsigned int cqe)
 	return 0;
 }
 
-static int srnic_create_cq(struct ib_cq *ibcq,
-			   const struct ib_cq_init_attr *attr,
-			   struct ib_udata *udata)
+int srnic_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
+		    struct ib_udata *udata)
 {
 	struct srnic_dev *sdev = to_srnic_dev(ibcq->device);
 	struct srnic_cq *cq = to_srnic_cq(ibcq);
@@ -219,7 +218,7 @@ static int srnic_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
 	return 0;
 }
 
-static int srnic_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata)
+int srnic_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata)
 {
 	struct srnic_cq *cq = to_srnic_cq(ibcq);
 	struct rxe_resize_cq_resp resp = {};
@@ -291,12 +290,11 @@ static int srnic_req_notify_cq(struct ib_cq *ibcq,
 	return ret;
 }
 
+/* create_cq and resize_cq: srnic_compat_ops */
 const struct ib_device_ops srnic_cq_ops = {
-	.create_cq = srnic_create_cq,
 	.destroy_cq = srnic_destroy_cq,
 	.poll_cq = srnic_poll_cq,
 	.req_notify_cq = srnic_req_notify_cq,
-	.resize_cq = srnic_resize_cq,
 
 	INIT_RDMA_OBJ_SIZE(ib_cq, srnic_cq, ibcq),
 };

@@ -59,6 +59,10 @@ static inline struct srnic_cq *to_srnic_cq(struct ib_cq *ibcq)
 }
 
 extern const struct ib_device_ops srnic_cq_ops;
+/* ib_device_ops.create_cq/resize_cq through srnic_compat_ops */
+int srnic_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
+		    struct ib_udata *udata);
+int srnic_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata);
 
 int srnic_cq_post(struct srnic_cq *cq, const struct ib_wc *wc,
 		  bool solicited);

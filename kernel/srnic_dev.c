@@ -21,7 +21,8 @@ static int srnic_query_device(struct ib_device *ibdev,
 			      struct ib_device_attr *a,
 			      struct ib_udata *uhw)
 {
-	if (uhw->inlen || uhw->outlen)
+	/* NULL when ib_core queries for itself (7.x; older kernels: empty) */
+	if (uhw && (uhw->inlen || uhw->outlen))
 		return -EINVAL;
 
 	memset(a, 0, sizeof(*a));
@@ -191,6 +192,7 @@ static const struct ib_device_ops *const srnic_ops_tables[] = {
 	&srnic_ah_ops,
 	&srnic_qp_ops,
 	&srnic_mcast_ops,
+	&srnic_compat_ops,
 };
 
 static void srnic_dev_set_ops(struct ib_device *ibdev)
@@ -223,17 +225,15 @@ struct srnic_dev *srnic_dev_get_by_netdev(struct net_device *ndev)
 	return to_srnic_dev(ibdev);
 }
 
-static int srnic_dev_check_name(const char *name)
+static int srnic_dev_name_taken(const char *name)
 {
-	struct ib_device *other;
-
-	/* RDMA_DRIVER_UNKNOWN matches a device of any driver. */
-	other = ib_device_get_by_name(name, RDMA_DRIVER_UNKNOWN);
-	if (!other)
-		return 0;
-	ib_device_put(other);
 	pr_err("an RDMA device named %s already exists\n", name);
 	return -EEXIST;
+}
+
+static int srnic_dev_check_name(const char *name)
+{
+	return srnic_ib_name_taken(name) ? srnic_dev_name_taken(name) : 0;
 }
 
 static int srnic_dev_check_netdev(struct net_device *ndev)
@@ -324,6 +324,9 @@ int srnic_dev_add(const char *name, struct net_device *ndev)
 
 	/* NULL dma_device: ib_core's virtual DMA (addresses are kernel VAs). */
 	err = ib_register_device(ibdev, name, NULL);
+	/* a taken name, where srnic_ib_name_taken() cannot tell beforehand */
+	if (err == -ENFILE)
+		err = srnic_dev_name_taken(name);
 	if (err)
 		goto err_net_put;
 

@@ -594,9 +594,8 @@ static int srnic_mr_fill_umem(struct srnic_mr *mr, struct ib_umem *umem,
 	return 0;
 }
 
-static struct ib_mr *srnic_reg_user_mr(struct ib_pd *pd, u64 start,
-				       u64 length, u64 iova, int access,
-				       struct ib_udata *udata)
+struct ib_mr *srnic_reg_user_mr(struct ib_pd *pd, u64 start, u64 length,
+				u64 iova, int access, struct ib_udata *udata)
 {
 	struct ib_umem *umem;
 	struct srnic_mr *mr;
@@ -611,7 +610,7 @@ static struct ib_mr *srnic_reg_user_mr(struct ib_pd *pd, u64 start,
 	if (!length || check_add_overflow(iova, length, &end))
 		return ERR_PTR(-EINVAL);
 
-	umem = ib_umem_get(pd->device, start, length, access);
+	umem = ib_umem_get_va(pd->device, start, length, access);
 	if (IS_ERR(umem))
 		return ERR_CAST(umem);
 	/*
@@ -900,6 +899,7 @@ void srnic_mr_dev_fini(struct srnic_dev *sdev)
 	xa_destroy(&sdev->mr_keys);
 }
 
+/* reg_user_mr: srnic_compat_ops */
 const struct ib_device_ops srnic_mr_ops = {
 	.alloc_mr = srnic_alloc_mr,
 	.alloc_mw = srnic_alloc_mw,
@@ -907,7 +907,6 @@ const struct ib_device_ops srnic_mr_ops = {
 	.dereg_mr = srnic_dereg_mr,
 	.get_dma_mr = srnic_get_dma_mr,
 	.map_mr_sg = srnic_map_mr_sg,
-	.reg_user_mr = srnic_reg_user_mr,
 
 	INIT_RDMA_OBJ_SIZE(ib_mw, srnic_mw, ibmw),
 };

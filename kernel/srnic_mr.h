@@ -416,6 +416,9 @@ void srnic_mr_dev_fini(struct srnic_dev *sdev);
  * dealloc_mw and the size of struct srnic_mw.
  */
 extern const struct ib_device_ops srnic_mr_ops;
+/* ib_device_ops.reg_user_mr through srnic_compat_ops */
+struct ib_mr *srnic_reg_user_mr(struct ib_pd *pd, u64 start, u64 length,
+				u64 iova, int access, struct ib_udata *udata);
 
 /* Internal: shared by srnic_mr.c and srnic_mw.c. */
 int srnic_mem_add(struct srnic_dev *sdev, struct srnic_mem *mem);

@@ -59,16 +59,16 @@ static struct socket *srnic_udp_open(struct net *net, bool ipv6)
 	err = udp_sock_create(net, &port_cfg, &sock);
 	if (err)
 		return ERR_PTR(err);
-	setup_udp_tunnel_sock(net, sock, &tunnel_cfg);
+	srnic_udp_tunnel_setup(net, sock, &tunnel_cfg);
 	return sock;
 }
 
 static void srnic_net_close(struct srnic_net *sn)
 {
 	if (sn->sock6)
-		udp_tunnel_sock_release(sn->sock6);
+		srnic_udp_tunnel_release(sn->sock6);
 	if (sn->sock4)
-		udp_tunnel_sock_release(sn->sock4);
+		srnic_udp_tunnel_release(sn->sock4);
 	sn->sock4 = NULL;
 	sn->sock6 = NULL;
 }

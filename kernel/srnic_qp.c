@@ -582,8 +582,8 @@ static int srnic_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	 */
 	tasklet_kill(&qp->tx_tasklet);
 	cancel_work_sync(&qp->tx_work);
-	del_timer_sync(&qp->retrans_timer);
-	del_timer_sync(&qp->rnr_timer);
+	timer_delete_sync(&qp->retrans_timer);
+	timer_delete_sync(&qp->rnr_timer);
 	hrtimer_cancel(&qp->pace.timer);
 	cancel_work_sync(&qp->tx_work);
 

@@ -16,7 +16,6 @@
  * to the IP stack outside it.
  */
 #include <linux/jiffies.h>
-#include <asm/unaligned.h>
 
 #include "srnic.h"
 #include "srnic_trace.h"
@@ -526,8 +525,8 @@ static void srnic_req_tx_tasklet(struct tasklet_struct *t)
 
 void srnic_req_init(struct srnic_qp *qp)
 {
-	hrtimer_init(&qp->pace.timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL);
-	qp->pace.timer.function = srnic_req_pace_timer;
+	hrtimer_setup(&qp->pace.timer, srnic_req_pace_timer, CLOCK_MONOTONIC,
+		      HRTIMER_MODE_REL);
 	tasklet_setup(&qp->tx_tasklet, srnic_req_tx_tasklet);
 }
 
@@ -1080,7 +1079,7 @@ int srnic_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 
 void srnic_req_retrans_timer(struct timer_list *t)
 {
-	struct srnic_qp *qp = from_timer(qp, t, retrans_timer);
+	struct srnic_qp *qp = timer_container_of(qp, t, retrans_timer);
 
 	spin_lock_bh(&qp->req_lock);
 	if (srnic_req_idle(qp)) {
@@ -1107,7 +1106,7 @@ void srnic_req_retrans_timer(struct timer_list *t)
 
 void srnic_req_rnr_timer(struct timer_list *t)
 {
-	struct srnic_qp *qp = from_timer(qp, t, rnr_timer);
+	struct srnic_qp *qp = timer_container_of(qp, t, rnr_timer);
 
 	spin_lock_bh(&qp->req_lock);
 	qp->req.rnr_wait = false;
@@ -1143,6 +1142,6 @@ void srnic_req_flush(struct srnic_qp *qp)
 	spin_lock_bh(&qp->req_lock);
 	srnic_req_flush_locked(qp);
 	spin_unlock_bh(&qp->req_lock);
-	del_timer(&qp->retrans_timer);
-	del_timer(&qp->rnr_timer);
+	timer_delete(&qp->retrans_timer);
+	timer_delete(&qp->rnr_timer);
 }

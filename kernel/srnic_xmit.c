@@ -9,7 +9,6 @@
  * (IBA Annex A17): UDP destination port 4791, a per-QP source port, UDP
  * checksum 0, IPv4 with DF and IP ID 0, TOS / traffic class from the path.
  */
-#include <asm/unaligned.h>
 #include <linux/ip.h>
 #include <linux/ipv6.h>
 #include <linux/udp.h>

@@ -3,7 +3,7 @@
 #
 # Runs every test tier and ends with one line "N passed, N failed".
 #
-#   tests/run.sh                 all tiers: style build unit kunit vm deploy
+#   tests/run.sh                 all tiers: style build unit kunit vm deploy compat
 #   tests/run.sh kunit vm        only these tiers
 #
 # Each tier prints its own "N passed, N failed" line; this script adds them
@@ -14,7 +14,7 @@ set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top" || exit 1
 
-all_tiers=(style build unit kunit vm deploy)
+all_tiers=(style build unit kunit vm deploy compat)
 tiers=("$@")
 [ ${#tiers[@]} -gt 0 ] || tiers=("${all_tiers[@]}")
 
@@ -30,6 +30,7 @@ for t in "${tiers[@]}"; do
 	kunit) tally kunit "$logdir/kunit.log" tests/kunit/run.sh ;;
 	vm) tally vm "$logdir/vm.log" tests/tier_vm.sh ;;
 	deploy) tally deploy "$logdir/deploy.log" tests/tier_deploy.sh ;;
+	compat) tally compat "$logdir/compat.log" tests/tier_compat.sh ;;
 	*)
 		echo "run.sh: unknown tier '$t' (tiers: ${all_tiers[*]})" >&2
 		exit 2

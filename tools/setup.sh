@@ -9,6 +9,10 @@
 # What it installs, by purpose:
 #   kernel module   linux-headers-amd64 (the 6.1 headers the module builds against),
 #                   sparse (make check)
+#   other kernels   tools/kernels.sh setup: Debian's 6.12 (bookworm-backports) image
+#                   and headers, and the newest Debian kernel (headers in a chroot of
+#                   its suite, image unpacked) for the build and compat tiers;
+#                   debootstrap, zstd (6.12+ bzImages)
 #   VM tests        linux-image-amd64 (the kernel the VM boots; same version as the
 #                   headers), qemu-system-x86, busybox-static, kmod, iproute2,
 #                   rdma-core, ibverbs-utils, rdmacm-utils, perftest, python3-pyverbs,
@@ -33,6 +37,7 @@ pkgs=(
 	build-essential linux-headers-amd64 sparse libelf-dev
 	# VM tier
 	linux-image-amd64 qemu-system-x86 busybox-static kmod iproute2 cpio xz-utils
+	zstd debootstrap
 	binutils procps
 	rdma-core ibverbs-utils rdmacm-utils perftest python3-pyverbs
 	debootstrap
@@ -64,6 +69,9 @@ else
 	apt-get update -qq
 	apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
+
+# Linux 6.12 and the newest Debian kernel (build and compat tiers)
+"$(dirname "$0")/kernels.sh" setup
 
 # rdma_rxe and srnic both claim RDMA_DRIVER_RXE and UDP 4791; keep the host
 # from autoloading rxe (harmless where the host cannot load modules at all).

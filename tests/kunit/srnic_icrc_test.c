@@ -22,9 +22,9 @@
 #include <linux/crc32.h>
 #include <linux/mm.h>
 #include <linux/skbuff.h>
-#include <asm/unaligned.h>
 
 /* Relative to this file: see srnic_port_test.c. */
+#include "../../kernel/srnic_compat.h"
 #include "../../kernel/srnic_hdr.h"
 #include "../../kernel/srnic_opcode.h"
 #include "srnic_icrc_vectors.h"

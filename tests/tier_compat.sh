@@ -1,0 +1,118 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# Compat tier: srnic on kernels other than Debian 12's 6.1, each in its own
+# QEMU guest booting the kernel the module was built for (tests/vm/vmrun
+# picks it from srnic.ko's vermagic):
+#   6.12 (bookworm-backports)  test_lifecycle.sh, test_verbs.sh
+#   newest Debian kernel       test_lifecycle.sh, test_verbs.sh
+# A subset of the VM tier: device lifecycle and the stock tools are what a
+# new kernel breaks first (ib_core, netdev, UDP tunnel APIs, uverbs ABI); the
+# whole tier per kernel would add ~20 min to CI.
+# plus the kernel/guest pairing: srnic.ko built for the default kernel boots
+# 6.1 and loads although 6.12 is installed, and VMRUN_KVER naming another
+# kernel than srnic.ko's fails in one line. Leaves srnic.ko built for the
+# default kernel. Needs tools/kernels.sh setup (tools/setup.sh runs it).
+#
+#   tests/tier_compat.sh            everything above
+#   SRNIC_COMPAT_ONLY=6.12 tests/tier_compat.sh    one kernel (6.12|newest)
+set -uo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+cd "$top" || exit 1
+. tests/tally.sh
+logdir=${SRNIC_TEST_LOGS:-$top/build/test-logs}/compat
+mkdir -p "$logdir"
+
+pass=0
+fail=0
+ok() { echo "PASS: $1"; pass=$((pass + 1)); }
+ko() { echo "FAIL: $1"; fail=$((fail + 1)); }
+now() { date +%s; }
+
+k612= knew=
+while read -r k _; do
+	case $k in
+	6.1.*) ;;
+	6.12.*) k612=$k ;;
+	*) knew=$k ;;
+	esac
+done < <(tools/kernels.sh list)
+
+# run_on KVER NAME SCRIPT...: build srnic.ko for KVER, run each SCRIPT in
+# its own guest, check each guest booted KVER.
+run_on() {
+	local k=$1 name=$2 t n t0
+	shift 2
+	if [ -z "$k" ]; then
+		ko "$name kernel present (tools/kernels.sh setup)"
+		return
+	fi
+	t0=$(now)
+	make -s module-clean >/dev/null 2>&1
+	if ! make -s module KVER="$k" >"$logdir/build-$k.log" 2>&1; then
+		ko "$k: make module KVER=$k (see $logdir/build-$k.log)"
+		return
+	fi
+	# userspace test helpers (rc_xfer.py, ...) need nothing built; the
+	# stock tools are the host's rdma-core
+	for t in "$@"; do
+		n=$(basename "$t" .sh)
+		tally "$name/$n" "$logdir/$k-$n.log" tests/vm/vmrun --timeout 900 "$t"
+		if grep -q "^vmrun: kernel $k " "$logdir/$k-$n.log"; then
+			ok "$name/$n: the guest booted $k"
+		else
+			ko "$name/$n: the guest booted $k"
+		fi
+	done
+	echo "compat: $name ($k): $(( $(now) - t0 )) s"
+}
+
+only=${SRNIC_COMPAT_ONLY:-}
+if [ -z "$only" ] || [ "$only" = 6.12 ]; then
+	run_on "$k612" 6.12 tests/vm/test_lifecycle.sh tests/vm/test_verbs.sh
+fi
+if [ -z "$only" ] || [ "$only" = newest ]; then
+	run_on "$knew" newest tests/vm/test_lifecycle.sh tests/vm/test_verbs.sh
+fi
+
+# Pairing: the default build boots its own kernel and loads there.
+t0=$(now)
+make -s module-clean >/dev/null 2>&1
+if make -s module >"$logdir/build-default.log" 2>&1; then
+	kdef=$(modinfo -F vermagic srnic.ko | cut -d' ' -f1)
+	cat >"$logdir/pairing.sh" <<-'EOF'
+		echo "guest kernel $(uname -r)"
+		modprobe -a ib_uverbs udp_tunnel ip6_udp_tunnel || exit 1
+		insmod srnic.ko || exit 1
+		grep -qw '^srnic' /proc/modules && echo "srnic loaded"
+	EOF
+	tests/vm/vmrun --timeout 300 "$logdir/pairing.sh" >"$logdir/pairing.log" 2>&1
+	rc=$?
+	if [ "$rc" = 0 ] && grep -q "^guest kernel $kdef\$" "$logdir/pairing.log" &&
+	   grep -q '^srnic loaded$' "$logdir/pairing.log"; then
+		ok "default build ($kdef): the guest boots $kdef and srnic.ko loads"
+	else
+		tail -n 20 "$logdir/pairing.log"
+		ko "default build ($kdef): the guest boots $kdef and srnic.ko loads (vmrun exit $rc)"
+	fi
+	other=${k612:-$knew}
+	if [ -n "$other" ]; then
+		out=$(VMRUN_KVER=$other tests/vm/vmrun "$logdir/pairing.sh" 2>&1)
+		rc=$?
+		if [ "$rc" = 2 ] && [ "$(wc -l <<<"$out")" = 1 ] &&
+		   grep -q "srnic.ko is built for $kdef but VMRUN_KVER=$other" <<<"$out"; then
+			ok "VMRUN_KVER=$other with srnic.ko for $kdef: one-line error, exit 2"
+		else
+			echo "$out" | tail -n 5
+			ko "VMRUN_KVER=$other with srnic.ko for $kdef: one-line error, exit 2 (exit $rc)"
+		fi
+	fi
+else
+	ko "make module (default kernel; see $logdir/build-default.log)"
+fi
+echo "compat: pairing: $(( $(now) - t0 )) s"
+
+printf '%s\n' "${TALLY_LINES[@]}"
+pass=$((pass + TALLY_PASS))
+fail=$((fail + TALLY_FAIL))
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]
