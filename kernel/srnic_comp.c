@@ -179,12 +179,38 @@ static const u32 srnic_rnr_usec[32] = {
 	40960, 61440, 81920, 122880, 163840, 245760, 327680, 491520,
 };
 
+/*
+ * A NAK stands for the request at its PSN: one outstanding, from the
+ * oldest unacknowledged PSN to the last one sent (IBA 9.7.5.1). One for
+ * an older PSN is stale; one for no request at all is forged or corrupt.
+ * Either is ignored: acting on it acknowledged every request before its
+ * PSN as a success, and an error NAK then failed the QP.
+ */
+static bool srnic_comp_nak_in_window(struct srnic_qp *qp, u32 psn, u8 syn)
+{
+	unsigned int value = srnic_aeth_syn_value(syn);
+
+	if (srnic_psn_cmp(psn, qp->req.acked_psn) < 0 ||
+	    srnic_psn_cmp(psn, qp->req.max_psn) >= 0)
+		return false;
+	/* An error NAK fails the request it names: there must be one. */
+	if (srnic_aeth_syn_type(syn) == SRNIC_AETH_NAK &&
+	    value != SRNIC_NAK_PSN_SEQ_ERR && !srnic_comp_find(qp, psn))
+		return false;
+	return true;
+}
+
 /* Returns true when the QP must go to the error state. */
 static bool srnic_comp_aeth(struct srnic_qp *qp, u32 psn, u8 syn)
 {
 	unsigned int value = srnic_aeth_syn_value(syn);
 	struct srnic_send_wqe *wqe;
 
+	if (srnic_aeth_syn_type(syn) != SRNIC_AETH_ACK &&
+	    !srnic_comp_nak_in_window(qp, psn, syn)) {
+		srnic_count(qp->sdev, SRNIC_CNT_ACK_OUT_OF_WINDOW);
+		return false;
+	}
 	if (srnic_aeth_syn_type(syn) == SRNIC_AETH_ACK)
 		srnic_count(qp->sdev, SRNIC_CNT_ACK_RCVD);
 	else
@@ -489,6 +515,16 @@ void srnic_comp_rcv(struct srnic_qp *qp, struct srnic_pkt *pkt)
 
 	spin_lock_bh(&qp->req_lock);
 	if (srnic_qp_state(qp) != IB_QPS_RTS && srnic_qp_state(qp) != IB_QPS_SQD) {
+		spin_unlock_bh(&qp->req_lock);
+		return;
+	}
+	/*
+	 * Nothing sent has this PSN: an ACK, NAK or response for it is forged
+	 * or corrupt, and acting on it completed requests never answered
+	 * (IBA 9.7.5.1: ignored).
+	 */
+	if (srnic_psn_cmp(pkt->psn, qp->req.max_psn) >= 0) {
+		srnic_count(qp->sdev, SRNIC_CNT_ACK_OUT_OF_WINDOW);
 		spin_unlock_bh(&qp->req_lock);
 		return;
 	}

@@ -50,6 +50,7 @@ enum srnic_counter {
 	SRNIC_CNT_REQ_OOO,		/* SEND/WRITE packets placed ahead of a hole */
 	SRNIC_CNT_RING_INDEX_ERR,	/* user ring index out of its window */
 	SRNIC_CNT_WQE_FORMAT_ERR,	/* malformed WQEs completed in error */
+	SRNIC_CNT_ACK_OUT_OF_WINDOW,	/* responses for PSNs not outstanding */
 	SRNIC_CNT_MAX
 };
 

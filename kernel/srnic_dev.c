@@ -8,6 +8,7 @@
  * why srnic and rdma_rxe must never be loaded together (srnic_main.c).
  */
 #include <linux/if_arp.h>
+#include <linux/random.h>
 #include <linux/rtnetlink.h>
 #include <rdma/ib_verbs.h>
 
@@ -101,7 +102,12 @@ static void srnic_disassociate_ucontext(struct ib_ucontext *ibuc)
 static void srnic_dev_init_tables(struct srnic_dev *sdev)
 {
 	xa_init_flags(&sdev->qp_xa, XA_FLAGS_ALLOC | XA_FLAGS_LOCK_BH);
-	sdev->qp_next = SRNIC_QPN_MIN;
+	/*
+	 * From a random start, so that QP numbers are not the same on every
+	 * host (a peer forging packets must learn them; srnic authenticates
+	 * nothing else, see README "Robustness").
+	 */
+	sdev->qp_next = SRNIC_QPN_MIN + (get_random_u32() & 0xffff);
 	xa_init_flags(&sdev->ah_xa, XA_FLAGS_ALLOC1 | XA_FLAGS_LOCK_BH);
 }
 

@@ -485,6 +485,7 @@ static int srnic_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
 		spin_lock_bh(&qp->req_lock);
 		if (mask & IB_QP_SQ_PSN) {
 			qp->req.psn = qp->attr.sq_psn;
+			qp->req.max_psn = qp->attr.sq_psn;
 			qp->req.acked_psn = qp->attr.sq_psn;
 		}
 		qp->req.retry_left = qp->attr.retry_cnt;

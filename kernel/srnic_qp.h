@@ -211,6 +211,7 @@ struct srnic_qp {
 		u32		cur;		/* next slot to transmit from */
 		u32		oldest;		/* oldest slot not yet completed */
 		u32		psn;		/* next PSN to send */
+		u32		max_psn;	/* first PSN never sent */
 		u32		acked_psn;	/* all PSNs before this are acked */
 		u32		rd_outstanding;	/* READ/ATOMIC requests in flight */
 		u32		retry_left;

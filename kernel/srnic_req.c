@@ -687,6 +687,8 @@ static int srnic_req_build(struct srnic_qp *qp, struct srnic_send_wqe *wqe,
 		wqe->state = SRNIC_WQE_SENDING;
 	}
 	qp->req.psn = srnic_psn_add(psn, npsn);
+	if (srnic_psn_cmp(qp->req.psn, qp->req.max_psn) > 0)
+		qp->req.max_psn = qp->req.psn;
 
 	out->skb = skb;
 	out->pad = pad;
