@@ -268,7 +268,8 @@ static int __init srnic_init(void)
 	if (err)
 		return err;
 
-	srnic_wq = alloc_workqueue("srnic", WQ_UNBOUND | WQ_MEM_RECLAIM, 0);
+	/* Per CPU, not unbound: a QP's TX side runs on its owner CPU. */
+	srnic_wq = alloc_workqueue("srnic", WQ_MEM_RECLAIM, 0);
 	if (!srnic_wq) {
 		err = -ENOMEM;
 		goto err_unguard;

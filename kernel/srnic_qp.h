@@ -16,6 +16,11 @@
  *   that everything a QP puts on the wire is serialised in one place where
  *   it can be paced; the user doorbell runs it inline instead when it is
  *   idle, which saves a context switch per post.
+ * - the transmit side of a QP runs on one CPU at a time, its owner
+ *   (qp->tx_cpu, srnic_req_claim_cpu()): packets sent from two CPUs may
+ *   overtake each other below (a veth queues them on the sending CPU's
+ *   backlog, a NIC on that CPU's TX queue), and one QP's must stay in PSN
+ *   order. The owner changes only while nothing of the QP is in flight.
  */
 #ifndef SRNIC_QP_H
 #define SRNIC_QP_H
@@ -291,6 +296,7 @@ struct srnic_qp {
 
 	struct work_struct	tx_work;	/* the QP's transmit side */
 	unsigned long		tx_flags;	/* SRNIC_TX_* bits */
+	int			tx_cpu;		/* owner CPU, -1: none yet */
 	atomic_t		tx_skbs;	/* in the stack (srnic_xmit.c) */
 	struct tasklet_struct	tx_tasklet;	/* kick at the low mark */
 };

@@ -528,6 +528,7 @@ void srnic_req_init(struct srnic_qp *qp)
 	hrtimer_setup(&qp->pace.timer, srnic_req_pace_timer, CLOCK_MONOTONIC,
 		      HRTIMER_MODE_REL);
 	tasklet_setup(&qp->tx_tasklet, srnic_req_tx_tasklet);
+	qp->tx_cpu = -1;
 }
 
 /*
@@ -985,9 +986,66 @@ static bool srnic_req_tx(struct srnic_qp *qp)
 	return true;
 }
 
-/* Run the transmit side in process context, unless it is already running. */
+/* The owner CPU of the QP's transmit side, or -1 (srnic_req_claim_cpu()). */
+static int srnic_req_owner(struct srnic_qp *qp)
+{
+	int cpu = READ_ONCE(qp->tx_cpu);
+
+	return cpu >= 0 && cpu_online(cpu) ? cpu : -1;
+}
+
+/*
+ * May the transmit side run on this CPU? On its owner, yes. Elsewhere only
+ * when nothing the QP sent before can still be overtaken: none of its
+ * packets is in the local stack, every request sent is acknowledged (the
+ * peer has taken them all) and no READ response or ACK waits to go. The
+ * CPU then becomes the owner. Else the caller hands over to the owner.
+ * Called with SRNIC_TX_RUNNING held, migration disabled.
+ */
+static bool srnic_req_claim_cpu(struct srnic_qp *qp)
+{
+	int cpu = raw_smp_processor_id();
+	int owner = srnic_req_owner(qp);
+	bool quiet;
+
+	if (owner == cpu)
+		return true;
+	if (owner >= 0) {
+		if (atomic_read(&qp->tx_skbs))
+			return false;
+		spin_lock_bh(&qp->req_lock);
+		quiet = srnic_req_idle(qp);
+		spin_unlock_bh(&qp->req_lock);
+		if (!quiet)
+			return false;
+		spin_lock_bh(&qp->resp_lock);
+		quiet = !qp->resp.tx_busy && !qp->resp.ack_deferred;
+		spin_unlock_bh(&qp->resp_lock);
+		if (!quiet)
+			return false;
+	}
+	WRITE_ONCE(qp->tx_cpu, cpu);
+	return true;
+}
+
+/* Queue the transmit side's work item on its owner CPU (or this one). */
+static void srnic_req_queue(struct srnic_qp *qp)
+{
+	int cpu = srnic_req_owner(qp);
+
+	queue_work_on(cpu >= 0 ? cpu : WORK_CPU_UNBOUND, srnic_wq,
+		      &qp->tx_work);
+}
+
+/*
+ * Run the transmit side here, unless it is already running (the runner
+ * goes once more) or this CPU does not own it (its work item runs on the
+ * owner).
+ */
 static void srnic_req_run(struct srnic_qp *qp)
 {
+	bool more, mine;
+
 	do {
 		if (test_and_set_bit(SRNIC_TX_RUNNING, &qp->tx_flags)) {
 			set_bit(SRNIC_TX_AGAIN, &qp->tx_flags);
@@ -996,9 +1054,14 @@ static void srnic_req_run(struct srnic_qp *qp)
 				return;
 		}
 		clear_bit(SRNIC_TX_AGAIN, &qp->tx_flags);
-		if (srnic_req_tx(qp)) {
+		/* Every packet of this run leaves from the same CPU. */
+		migrate_disable();
+		mine = srnic_req_claim_cpu(qp);
+		more = mine && srnic_req_tx(qp);
+		migrate_enable();
+		if (!mine || more) {
 			clear_bit(SRNIC_TX_RUNNING, &qp->tx_flags);
-			queue_work(srnic_wq, &qp->tx_work);
+			srnic_req_queue(qp);
 			return;
 		}
 		clear_bit(SRNIC_TX_RUNNING, &qp->tx_flags);
@@ -1015,7 +1078,7 @@ void srnic_req_work(struct work_struct *work)
 /* Ask for the transmit side to run, from the work item (any context). */
 void srnic_req_kick(struct srnic_qp *qp)
 {
-	queue_work(srnic_wq, &qp->tx_work);
+	srnic_req_queue(qp);
 }
 
 /**

@@ -53,19 +53,34 @@ static void srnic_resp_xmit_ack(struct srnic_qp *qp, u8 opcode, u8 syn,
 	srnic_xmit(qp->sdev, qp, &qp->av, qp->src_port, qp->av.tclass, skb, 0);
 }
 
-/* ACK or NAK @psn, unless responses are queued: then after them. */
+/*
+ * ACK or NAK @psn: from the QP's transmit side (srnic_resp_tx(), which
+ * srnic_resp_rcv() runs next), after the READ responses queued before it,
+ * so that it leaves in order with them (srnic_req_claim_cpu()). One still
+ * waiting there is replaced by this one, except a NAK by an ACK of an
+ * earlier PSN (a duplicate's): the NAK says more. A NAK that fails the QP
+ * goes at once: the error flushes what waits.
+ */
 static void srnic_resp_ack(struct srnic_qp *qp, u8 syn, u32 psn)
 {
 	lockdep_assert_held(&qp->resp_lock);
 	qp->resp.ack_pending = 0;
-	if (qp->resp.tx_busy) {
-		qp->resp.ack_deferred = true;
-		qp->resp.ack_psn = psn;
-		qp->resp.ack_syn = syn;
+	if (srnic_aeth_syn_type(syn) == SRNIC_AETH_NAK &&
+	    srnic_aeth_syn_value(syn) != SRNIC_NAK_PSN_SEQ_ERR &&
+	    !qp->resp.tx_busy) {
+		srnic_resp_xmit_ack(qp, IB_OPCODE_RC_ACKNOWLEDGE, syn, psn,
+				    qp->resp.msn, NULL);
 		return;
 	}
-	srnic_resp_xmit_ack(qp, IB_OPCODE_RC_ACKNOWLEDGE, syn, psn,
-			    qp->resp.msn, NULL);
+	if (!qp->resp.ack_deferred ||
+	    srnic_aeth_syn_type(syn) != SRNIC_AETH_ACK ||
+	    srnic_aeth_syn_type(qp->resp.ack_syn) == SRNIC_AETH_ACK ||
+	    srnic_psn_cmp(psn, qp->resp.ack_psn) >= 0) {
+		qp->resp.ack_psn = psn;
+		qp->resp.ack_syn = syn;
+	}
+	qp->resp.ack_deferred = true;
+	qp->resp.kick = true;
 }
 
 static void srnic_resp_nak(struct srnic_qp *qp, enum srnic_nak_code code,

@@ -1,0 +1,105 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# One QP's packets leave in PSN order, inside the VM
+# (tests/vm/vmrun tests/vm/test_order.sh):
+#
+#   netns nsA                                   netns nsB
+#   srnic0 on vethA 10.99.0.1 ==== veth ==== vethB 10.99.0.2, srnic1
+#
+# On a lossless link (no qdisc, and every drop counter of both veths and
+# the softnet backlogs checked to stay 0), ib_write_bw -s 65536 -n 400 and
+# ib_read_bw -s 65536 -n 200 (a few seconds each; QP timeout 1 s) must not
+# reorder anything: on both devices
+# req_placed_out_of_order, out_of_seq_request, read_resp_out_of_order,
+# retransmits and rcvd_seq_err stay 0. A QP that transmits from two CPUs
+# at once, or from one CPU and then another while its packets still wait
+# in the first one's backlog, breaks this (veth queues a packet on the
+# sending CPU's backlog). "info" lines carry the counter deltas.
+#
+# SRNIC_KO=path overrides the module (default: srnic.ko at the repo root).
+set -u
+cd "$(dirname "$0")/../.." || exit 1
+REPO=$PWD
+# shellcheck source=tests/vm/lib.sh
+. tests/vm/lib.sh
+
+KO=${SRNIC_KO:-$REPO/srnic.ko}
+# perftest's QP timeout: 18 = 4.096 us * 2^18 = 1.07 s. Its default, 14
+# (67 ms), times out now and then in a TCG guest on a loaded host without
+# anything lost or reordered; that is issue 11 finding 8, not this test.
+# Iterations, not -D SECS: perftest then ends with READs outstanding, and
+# the client's timer fires while the server's QP is gone (retransmits).
+QP_TIMEOUT=18
+[ -f "$KO" ] || { echo "$KO missing: run make module first"; exit 1; }
+
+dmesg -C
+srnic_pair_up
+
+CNTS="req_placed_out_of_order out_of_seq_request read_resp_out_of_order
+retransmits rcvd_seq_err"
+declare -A C0
+snap() {
+	local d c
+	for d in srnic0 srnic1; do
+		for c in $CNTS; do
+			C0[$d.$c]=$(counter "$d" "$c")
+		done
+	done
+}
+# reordered: the sum of every watched counter's growth, both devices; an
+# info line names those that moved
+reordered() {
+	local d c v sum=0 line="info $1:"
+	for d in srnic0 srnic1; do
+		for c in $CNTS; do
+			v=$(($(counter "$d" "$c") - ${C0[$d.$c]}))
+			sum=$((sum + v))
+			line+=" $d.$c=$v"
+		done
+	done
+	echo "$line" >&2
+	echo "$sum"
+}
+
+# drops: every drop the link could have made (veth rx/tx drops in both
+# netns, softnet backlog drops: /proc/net/softnet_stat column 2)
+drops() {
+	local n=0 ns dev f v
+	for ns in nsA:vethA nsB:vethB; do
+		dev=${ns#*:}
+		for f in rx_dropped tx_dropped; do
+			v=$(ip netns exec "${ns%%:*}" cat "/sys/class/net/$dev/statistics/$f")
+			n=$((n + v))
+		done
+	done
+	while read -r _ v _; do
+		n=$((n + 16#$v))
+	done </proc/net/softnet_stat
+	echo "$n"
+}
+
+# run NAME TOOL ITERS: TOOL with ITERS 64 KiB messages, nsB -> nsA
+run() {
+	local name=$1 tool=$2 iters=$3 d0 d1 r
+	d0=$(drops)
+	snap
+	T0=$(counter srnic1 local_ack_timeout_err)
+	G0R=$(counter srnic1 read_gap_retries)
+	pair "$name: $tool -s 65536 -n $iters -u $QP_TIMEOUT" \
+		"$tool" -d srnic0 -x "$G0" -s 65536 -n "$iters" -u "$QP_TIMEOUT" \
+		-F -- \
+		"$tool" -d srnic1 -x "$G1" -s 65536 -n "$iters" -u "$QP_TIMEOUT" \
+		-F 10.99.0.1
+	r=$(reordered "$name")
+	echo "info $name: srnic1 local_ack_timeout_err +$(($(counter srnic1 local_ack_timeout_err) - T0)) read_gap_retries +$(($(counter srnic1 read_gap_retries) - G0R)); send_err now srnic0 $(counter srnic0 send_err) srnic1 $(counter srnic1 send_err)"
+	d1=$(drops)
+	t_eq "$name: the link dropped nothing" $((d1 - d0)) 0
+	t_eq "$name: nothing out of order, nothing retransmitted" "$r" 0
+}
+
+run write ib_write_bw 400
+run read ib_read_bw 200
+
+srnic_pair_down
+t_summary
