@@ -30,6 +30,7 @@
 #include <linux/in6.h>
 #include <linux/interrupt.h>
 #include <linux/refcount.h>
+#include <linux/smp.h>
 #include <linux/timer.h>
 #include <linux/workqueue.h>
 #include <net/dst_cache.h>
@@ -297,6 +298,7 @@ struct srnic_qp {
 	struct work_struct	tx_work;	/* the QP's transmit side */
 	unsigned long		tx_flags;	/* SRNIC_TX_* bits */
 	int			tx_cpu;		/* owner CPU, -1: none yet */
+	call_single_data_t	tx_csd;		/* hands the TX side to it */
 	atomic_t		tx_skbs;	/* in the stack (srnic_xmit.c) */
 	struct tasklet_struct	tx_tasklet;	/* kick at the low mark */
 };

@@ -523,8 +523,21 @@ static void srnic_req_tx_tasklet(struct tasklet_struct *t)
 	srnic_req_kick_now(qp);
 }
 
+/*
+ * On the owner CPU, in hard interrupt context: run the TX side there, from
+ * the tasklet (srnic_req_hand_over()).
+ */
+static void srnic_req_tx_ipi(void *info)
+{
+	struct srnic_qp *qp = info;
+
+	tasklet_schedule(&qp->tx_tasklet);
+	srnic_qp_put(qp);
+}
+
 void srnic_req_init(struct srnic_qp *qp)
 {
+	INIT_CSD(&qp->tx_csd, srnic_req_tx_ipi, qp);
 	hrtimer_setup(&qp->pace.timer, srnic_req_pace_timer, CLOCK_MONOTONIC,
 		      HRTIMER_MODE_REL);
 	tasklet_setup(&qp->tx_tasklet, srnic_req_tx_tasklet);
@@ -1038,9 +1051,30 @@ static void srnic_req_queue(struct srnic_qp *qp)
 }
 
 /*
+ * Hand the transmit side over to its owner CPU: an IPI there schedules the
+ * TX tasklet, which runs it in softirq - at once, where a worker could
+ * wait long behind a process busy-polling its CQ. The IPI holds a QP
+ * reference: destroy_qp() waits for the last one before it kills the
+ * tasklet. One already on its way does the job (-EBUSY); without an
+ * owner online, the work item runs it.
+ */
+static void srnic_req_hand_over(struct srnic_qp *qp)
+{
+	int cpu = srnic_req_owner(qp);
+
+	if (cpu >= 0 && refcount_inc_not_zero(&qp->ref)) {
+		if (!smp_call_function_single_async(cpu, &qp->tx_csd))
+			return;
+		srnic_qp_put(qp);
+		if (cpu_online(cpu))
+			return;		/* -EBUSY: one is pending */
+	}
+	srnic_req_queue(qp);
+}
+
+/*
  * Run the transmit side here, unless it is already running (the runner
- * goes once more) or this CPU does not own it (its work item runs on the
- * owner).
+ * goes once more) or this CPU does not own it (handed over to the owner).
  */
 static void srnic_req_run(struct srnic_qp *qp)
 {
@@ -1059,7 +1093,12 @@ static void srnic_req_run(struct srnic_qp *qp)
 		mine = srnic_req_claim_cpu(qp);
 		more = mine && srnic_req_tx(qp);
 		migrate_enable();
-		if (!mine || more) {
+		if (!mine) {
+			clear_bit(SRNIC_TX_RUNNING, &qp->tx_flags);
+			srnic_req_hand_over(qp);
+			return;
+		}
+		if (more) {
 			clear_bit(SRNIC_TX_RUNNING, &qp->tx_flags);
 			srnic_req_queue(qp);
 			return;
