@@ -98,8 +98,8 @@ run() {
 	t_eq "$name: nothing out of order, nothing retransmitted" "$r" 0
 }
 
-run write ib_write_bw 400
-run read ib_read_bw 200
+run write_bw ib_write_bw 400
+run read_bw ib_read_bw 200
 
 srnic_pair_down
 t_summary
