@@ -826,10 +826,8 @@ void srnic_resp_tx(struct srnic_qp *qp)
 		unsigned int pad = 0;
 		bool done = false;
 
-		/* Local backpressure: kicked again from srnic_xmit.c. */
-		if (srnic_xmit_full(qp))
-			return;
 		spin_lock_bh(&qp->resp_lock);
+		/* An ACK does not wait for backpressure: it never did. */
 		if (!qp->resp.tx_busy) {
 			if (qp->resp.ack_deferred) {
 				qp->resp.ack_deferred = false;
@@ -838,6 +836,11 @@ void srnic_resp_tx(struct srnic_qp *qp)
 						    qp->resp.ack_psn,
 						    qp->resp.msn, NULL);
 			}
+			spin_unlock_bh(&qp->resp_lock);
+			return;
+		}
+		/* Local backpressure: kicked again from srnic_xmit.c. */
+		if (srnic_xmit_full(qp)) {
 			spin_unlock_bh(&qp->resp_lock);
 			return;
 		}
