@@ -45,7 +45,11 @@ run "make uninstall DESTDIR=<staging root>" make uninstall DESTDIR="$dest"
 check "make uninstall: srnic.ko gone" test ! -e "$m/updates/srnic.ko"
 check "make uninstall: depmod ran (no srnic in modules.dep)" bash -c '! grep -q srnic "$1"' _ "$m/modules.dep"
 out=$(make install KVER=0.0.0-none DESTDIR="$dest" 2>&1)
-check "make install KVER=<not KDIR's kernel> fails, saying so" \
+check "make install KVER=<no such kernel> fails, saying so" \
+	bash -c '[ "$1" -ne 0 ] && grep -q "0.0.0-none" <<<"$2"' _ "$?" "$out"
+kdir=/lib/modules/$KREL/build
+out=$(make install KVER=0.0.0-none KDIR="$kdir" DESTDIR="$dest" 2>&1)
+check "make install KVER=<not KDIR's kernel> KDIR=... fails, saying so" \
 	bash -c '[ "$1" -ne 0 ] && grep -q "KVER=0.0.0-none but KDIR" <<<"$2"' _ "$?" "$out"
 out=$(make install DESTDIR="$D/a b" 2>&1)
 check "make install DESTDIR=<path with a space> fails, saying why" \
