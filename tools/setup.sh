@@ -37,7 +37,7 @@ pkgs=(
 	build-essential linux-headers-amd64 sparse libelf-dev
 	# VM tier
 	linux-image-amd64 qemu-system-x86 busybox-static kmod iproute2 cpio xz-utils
-	zstd debootstrap
+	zstd
 	binutils procps
 	rdma-core ibverbs-utils rdmacm-utils perftest python3-pyverbs
 	debootstrap
