@@ -30,7 +30,7 @@ build_for() {
 }
 mapfile -t kernels < <(tools/kernels.sh list | cut -d' ' -f1)
 echo "supported kernels present: ${kernels[*]}"
-k612= knew=
+k612='' knew=''
 for k in "${kernels[@]}"; do
 	case $k in
 	6.1.*) ;;

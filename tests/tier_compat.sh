@@ -28,7 +28,7 @@ ok() { echo "PASS: $1"; pass=$((pass + 1)); }
 ko() { echo "FAIL: $1"; fail=$((fail + 1)); }
 now() { date +%s; }
 
-k612= knew=
+k612='' knew=''
 while read -r k _; do
 	case $k in
 	6.1.*) ;;
