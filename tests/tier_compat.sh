@@ -3,7 +3,8 @@
 # Compat tier: srnic on kernels other than Debian 12's 6.1, each in its own
 # QEMU guest booting the kernel the module was built for (tests/vm/vmrun
 # picks it from srnic.ko's vermagic):
-#   6.12 (bookworm-backports)  test_lifecycle.sh, test_verbs.sh
+#   6.12 (bookworm-backports)  test_lifecycle.sh, test_verbs.sh,
+#                              test_rdmacore56.sh (rdma-core 56 tools)
 #   newest Debian kernel       test_lifecycle.sh, test_verbs.sh
 # A subset of the VM tier: device lifecycle and the stock tools are what a
 # new kernel breaks first (ib_core, netdev, UDP tunnel APIs, uverbs ABI); the
@@ -66,9 +67,14 @@ run_on() {
 	echo "compat: $name ($k): $(( $(now) - t0 )) s"
 }
 
+# rdma-core 56 for test_rdmacore56.sh (cached; tier_vm builds it too)
+tools/trixie-chroot.sh >"$logdir/trixie-chroot.log" 2>&1 ||
+	echo "compat: tools/trixie-chroot.sh failed (see $logdir/trixie-chroot.log)"
+
 only=${SRNIC_COMPAT_ONLY:-}
 if [ -z "$only" ] || [ "$only" = 6.12 ]; then
-	run_on "$k612" 6.12 tests/vm/test_lifecycle.sh tests/vm/test_verbs.sh
+	run_on "$k612" 6.12 tests/vm/test_lifecycle.sh tests/vm/test_verbs.sh \
+		tests/vm/test_rdmacore56.sh
 fi
 if [ -z "$only" ] || [ "$only" = newest ]; then
 	run_on "$knew" newest tests/vm/test_lifecycle.sh tests/vm/test_verbs.sh
