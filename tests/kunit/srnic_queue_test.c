@@ -467,7 +467,7 @@ static struct srnic_cq *tcq_create(struct kunit *test, unsigned int cqe)
 	cq->ibcq.event_handler = tcq_event;
 	cq->ibcq.comp_handler = tcq_comp;
 	cq->ibcq.cq_context = test->priv;
-	KUNIT_ASSERT_EQ(test, srnic_cq_ops.create_cq(&cq->ibcq, &attr, NULL), 0);
+	KUNIT_ASSERT_EQ(test, srnic_create_cq(&cq->ibcq, &attr, NULL), 0);
 	t->cqs[t->ncqs++] = cq;
 	return cq;
 }
@@ -495,18 +495,18 @@ static void create_cq_checks_attributes(struct kunit *test)
 	cq->ibcq.device = &tsdev(test)->ib_dev;
 
 	attr.cqe = 0;
-	KUNIT_EXPECT_EQ(test, srnic_cq_ops.create_cq(&cq->ibcq, &attr, NULL),
+	KUNIT_EXPECT_EQ(test, srnic_create_cq(&cq->ibcq, &attr, NULL),
 			-EINVAL);
 	attr.cqe = SRNIC_CQ_MAX_CQE + 1;
-	KUNIT_EXPECT_EQ(test, srnic_cq_ops.create_cq(&cq->ibcq, &attr, NULL),
+	KUNIT_EXPECT_EQ(test, srnic_create_cq(&cq->ibcq, &attr, NULL),
 			-EINVAL);
 	attr.cqe = 16;
 	attr.flags = 1;
-	KUNIT_EXPECT_EQ(test, srnic_cq_ops.create_cq(&cq->ibcq, &attr, NULL),
+	KUNIT_EXPECT_EQ(test, srnic_create_cq(&cq->ibcq, &attr, NULL),
 			-EOPNOTSUPP);
 	attr.flags = 0;
 	attr.comp_vector = 1;	/* the test device has one */
-	KUNIT_EXPECT_EQ(test, srnic_cq_ops.create_cq(&cq->ibcq, &attr, NULL),
+	KUNIT_EXPECT_EQ(test, srnic_create_cq(&cq->ibcq, &attr, NULL),
 			-EINVAL);
 
 	/* the largest CQ: cqe reported back is at least what was asked */
@@ -611,16 +611,16 @@ static void resize_cq_keeps_completions(struct kunit *test)
 
 	for (i = 0; i < 5; i++)
 		tcq_post(cq, i, IB_WC_SUCCESS, false);
-	KUNIT_EXPECT_EQ(test, srnic_cq_ops.resize_cq(&cq->ibcq, 2, NULL),
+	KUNIT_EXPECT_EQ(test, srnic_resize_cq(&cq->ibcq, 2, NULL),
 			-EINVAL);	/* 3 < 5 */
 	KUNIT_EXPECT_EQ(test, cq->ibcq.cqe, 7);
-	KUNIT_EXPECT_EQ(test, srnic_cq_ops.resize_cq(&cq->ibcq, 0, NULL),
+	KUNIT_EXPECT_EQ(test, srnic_resize_cq(&cq->ibcq, 0, NULL),
 			-EINVAL);
-	KUNIT_EXPECT_EQ(test, srnic_cq_ops.resize_cq(&cq->ibcq,
+	KUNIT_EXPECT_EQ(test, srnic_resize_cq(&cq->ibcq,
 						     SRNIC_CQ_MAX_CQE + 1,
 						     NULL), -EINVAL);
 
-	KUNIT_ASSERT_EQ(test, srnic_cq_ops.resize_cq(&cq->ibcq, 100, NULL), 0);
+	KUNIT_ASSERT_EQ(test, srnic_resize_cq(&cq->ibcq, 100, NULL), 0);
 	KUNIT_EXPECT_EQ(test, cq->ibcq.cqe, 127);
 	tcq_post(cq, 5, IB_WC_SUCCESS, false);
 	KUNIT_ASSERT_EQ(test, srnic_cq_ops.poll_cq(&cq->ibcq, 8, wc), 6);
@@ -630,7 +630,7 @@ static void resize_cq_keeps_completions(struct kunit *test)
 	/* and down again, to the exact count */
 	for (i = 0; i < 3; i++)
 		tcq_post(cq, 10 + i, IB_WC_SUCCESS, false);
-	KUNIT_ASSERT_EQ(test, srnic_cq_ops.resize_cq(&cq->ibcq, 3, NULL), 0);
+	KUNIT_ASSERT_EQ(test, srnic_resize_cq(&cq->ibcq, 3, NULL), 0);
 	KUNIT_EXPECT_EQ(test, cq->ibcq.cqe, 3);
 	KUNIT_ASSERT_EQ(test, srnic_cq_ops.poll_cq(&cq->ibcq, 8, wc), 3);
 	KUNIT_EXPECT_EQ(test, wc[2].wr_id, 12ULL);
