@@ -140,6 +140,22 @@ static long long counter(int d, const char *name)
 	return v;
 }
 
+/*
+ * hw counter NAME of device @d once it has moved past @before, or its value
+ * after 2 s. ib_core caches a device's counters for a few jiffies after each
+ * read (rdma_hw_stats lifespan), so a read right after the event may still
+ * show the value from before it.
+ */
+static long long counter_past(int d, const char *name, long long before)
+{
+	long end = now_ms() + 2000;
+	long long v;
+
+	while ((v = counter(d, name)) <= before && now_ms() < end)
+		sleep_ms(20);
+	return v;
+}
+
 /* ------------------------------------------------------------ ring maps */
 
 struct maps {
@@ -559,7 +575,7 @@ static int drain_errors(struct ibv_cq *cq, int want, int *n_ok)
  */
 static void sq_index_case(const char *c, uint32_t (*prod)(uint32_t cons))
 {
-	long long before = counter(0, "ring_index_errors");
+	long long before = counter(0, "ring_index_errors"), now;
 	char name[160];
 	struct ep a, b;
 	uint32_t cons, p;
@@ -596,8 +612,8 @@ static void sq_index_case(const char *c, uint32_t (*prod)(uint32_t cons))
 	check(name, errs == 16 && !n_ok, "%d errors, %d successes", errs,
 	      n_ok);
 	snprintf(name, sizeof(name), "%s: ring_index_errors moves", c);
-	check(name, counter(0, "ring_index_errors") > before,
-	      "%lld -> %lld", before, counter(0, "ring_index_errors"));
+	now = counter_past(0, "ring_index_errors", before);
+	check(name, now > before, "%lld -> %lld", before, now);
 out:
 	ep_destroy(&a);
 	ep_destroy(&b);
@@ -661,7 +677,7 @@ static void bad_send_wqe(int how)
 	static const char *const kind[] = {
 		"bad opcode", "num_sge 1000", "inline 1 MiB",
 	};
-	long long before = counter(0, "wqe_format_errors");
+	long long before = counter(0, "wqe_format_errors"), now;
 	char c[64], name[160];
 	struct ibv_wc wc[2];
 	struct ep a, b;
@@ -699,8 +715,8 @@ static void bad_send_wqe(int how)
 	      wc[0].status == IBV_WC_WR_FLUSH_ERR, "%d completions%s%s", n,
 	      n ? ": " : "", n ? ibv_wc_status_str(wc[0].status) : "");
 	snprintf(name, sizeof(name), "%s: wqe_format_errors moves", c);
-	check(name, counter(0, "wqe_format_errors") > before,
-	      "%lld -> %lld", before, counter(0, "wqe_format_errors"));
+	now = counter_past(0, "wqe_format_errors", before);
+	check(name, now > before, "%lld -> %lld", before, now);
 	ep_destroy(&a);
 	ep_destroy(&b);
 	fresh_pair_works(c);
@@ -772,7 +788,7 @@ static void sq_garbage(void)
 static void recv_case(const char *c, bool srq, int how)
 {
 	const char *cnt = how == 2 ? "wqe_format_errors" : "ring_index_errors";
-	long long before = counter(1, cnt);
+	long long before = counter(1, cnt), now;
 	struct rxe_queue_buf *q;
 	char name[160];
 	struct ibv_wc wc;
@@ -816,8 +832,8 @@ static void recv_case(const char *c, bool srq, int how)
 	snprintf(name, sizeof(name), "%s: b's QP goes to ERR", c);
 	check(name, wait_err(b.qp), "state %d", qp_state(b.qp));
 	snprintf(name, sizeof(name), "%s: %s moves", c, cnt);
-	check(name, counter(1, cnt) > before, "%lld -> %lld", before,
-	      counter(1, cnt));
+	now = counter_past(1, cnt, before);
+	check(name, now > before, "%lld -> %lld", before, now);
 	ep_destroy(&a);
 	ep_destroy(&b);
 	fresh_pair_works(c);
