@@ -163,7 +163,7 @@ link_up_autoload deb
 out=$(srnicctl show srnic0 2>&1)
 printf '%s\n' "$out" | sed 's/^/  | /'
 t_check "deb: srnicctl show srnic0: device, port, netdev" \
-	bash -c '[[ $1 == "dev srnic0 port 1 "* && $1 == *" netdev vethA "* ]]' _ "$out"
+	bash -c '[[ $1 == "dev srnic0 kind srnic port 1 "* && $1 == *" netdev vethA "* ]]' _ "$out"
 link_down deb
 out=$(DEBIAN_FRONTEND=noninteractive apt-get remove -y "${apt_off[@]}" srnic-dkms srnic-tools 2>&1)
 rc=$?
