@@ -22,6 +22,7 @@
 #include <linux/limits.h>
 #include <linux/mm.h>
 #include <linux/timer.h>
+#include <linux/workqueue.h>
 #include <net/udp_tunnel.h>
 #include <rdma/ib_umem.h>
 #include <rdma/ib_verbs.h>
@@ -43,6 +44,17 @@
 /* 6.16: from_timer() renamed timer_container_of() */
 #ifndef SRNIC_HAVE_TIMER_CONTAINER_OF
 #define timer_container_of(var, timer, field)	from_timer(var, timer, field)
+#endif
+
+/*
+ * 6.17: WQ_PERCPU says a workqueue is bound to CPUs; later kernels warn at
+ * alloc_workqueue() when neither it nor WQ_UNBOUND is given. Before, bound
+ * was the default.
+ */
+#ifdef SRNIC_HAVE_WQ_PERCPU
+#define SRNIC_WQ_PERCPU		WQ_PERCPU
+#else
+#define SRNIC_WQ_PERCPU		0
 #endif
 
 /* 6.13: hrtimer_setup() sets the callback too; 6.15 removed hrtimer_init() */

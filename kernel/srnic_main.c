@@ -269,7 +269,7 @@ static int __init srnic_init(void)
 		return err;
 
 	/* Per CPU, not unbound: a QP's TX side runs on its owner CPU. */
-	srnic_wq = alloc_workqueue("srnic", WQ_MEM_RECLAIM, 0);
+	srnic_wq = alloc_workqueue("srnic", WQ_MEM_RECLAIM | SRNIC_WQ_PERCPU, 0);
 	if (!srnic_wq) {
 		err = -ENOMEM;
 		goto err_unguard;

@@ -616,9 +616,8 @@ static void resize_cq_keeps_completions(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, cq->ibcq.cqe, 7);
 	KUNIT_EXPECT_EQ(test, srnic_resize_cq(&cq->ibcq, 0, NULL),
 			-EINVAL);
-	KUNIT_EXPECT_EQ(test, srnic_resize_cq(&cq->ibcq,
-						     SRNIC_CQ_MAX_CQE + 1,
-						     NULL), -EINVAL);
+	KUNIT_EXPECT_EQ(test, srnic_resize_cq(&cq->ibcq, SRNIC_CQ_MAX_CQE + 1,
+					      NULL), -EINVAL);
 
 	KUNIT_ASSERT_EQ(test, srnic_resize_cq(&cq->ibcq, 100, NULL), 0);
 	KUNIT_EXPECT_EQ(test, cq->ibcq.cqe, 127);
