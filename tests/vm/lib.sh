@@ -42,6 +42,10 @@
 #   bg_cleanup                    bg_stop every PID still running; lib.sh
 #                                 installs it as the EXIT trap. If you set your
 #                                 own EXIT trap, call bg_cleanup from it.
+#   wait_done SECS PID            wait up to SECS for background PID (a child
+#                                 of this shell) to exit: its exit status, or
+#                                 124 if it still runs (its command line and
+#                                 the tasks in D state go to the log)
 #
 # Waiting
 #   wait_tcp_listen PORT [SECS]   wait (default 10 s) for a TCP LISTEN socket on
@@ -255,6 +259,21 @@ bg_stop() {
 	done
 	T_BG_PIDS=("${keep[@]}")
 	return "$rc"
+}
+
+wait_done() {
+	local secs=$1 pid=$2 i
+	for ((i = 0; i < secs * 10; i++)); do
+		if ! kill -0 "$pid" 2>/dev/null; then
+			wait "$pid"
+			return
+		fi
+		sleep 0.1
+	done
+	echo "still running after ${secs} s: $(tr '\0' ' ' <"/proc/$pid/cmdline")"
+	echo w >/proc/sysrq-trigger
+	dmesg | grep -A25 'task:.*state:D' | head -60 | sed 's/^/  | /'
+	return 124
 }
 
 bg_cleanup() {

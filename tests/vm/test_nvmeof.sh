@@ -34,23 +34,6 @@ DST=/tmp/nvmeof-dst
 
 [ -f "$KO" ] || { echo "srnic.ko missing: run make module first"; exit 1; }
 
-# wait_done SECS PID: wait up to SECS for background PID to exit; its exit
-# status, or 124 (it still runs: blocked tasks are dumped to the log)
-wait_done() {
-	local secs=$1 pid=$2 i
-	for ((i = 0; i < secs * 10; i++)); do
-		if ! kill -0 "$pid" 2>/dev/null; then
-			wait "$pid"
-			return
-		fi
-		sleep 0.1
-	done
-	echo "still running after ${secs} s: $(tr '\0' ' ' <"/proc/$pid/cmdline")"
-	echo w >/proc/sysrq-trigger
-	dmesg | grep -A25 'task:.*state:D' | head -60 | sed 's/^/  | /'
-	return 124
-}
-
 # stuck NAME: FAIL NAME, report what we have and end: a task in D state
 # cannot be killed, so nothing after this could be trusted
 stuck() {

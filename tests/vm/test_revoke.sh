@@ -32,20 +32,6 @@ mkdir -p "$LOG"
 
 [ -f "$KO" ] || { echo "srnic.ko missing: run make module first"; exit 1; }
 
-# wait_done SECS PID: wait up to SECS for background PID to exit; its exit
-# status, or 124 if it still runs
-wait_done() {
-	local secs=$1 pid=$2 i
-	for ((i = 0; i < secs * 10; i++)); do
-		if ! kill -0 "$pid" 2>/dev/null; then
-			wait "$pid"
-			return
-		fi
-		sleep 0.1
-	done
-	return 124
-}
-
 # wait_gone DEV: wait up to 10 s for RDMA device DEV to go
 wait_gone() {
 	for _ in $(seq 100); do
