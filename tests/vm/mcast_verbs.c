@@ -33,6 +33,8 @@
 
 #include <infiniband/verbs.h>
 
+#include "vtest.h"
+
 #define MSG_LEN		1000		/* fits a 1024 path MTU */
 #define GRH_LEN		40
 #define SLOT_LEN	(GRH_LEN + MSG_LEN)
@@ -41,27 +43,7 @@
 #define MCAST_QPN	0xffffff
 #define WAIT_MS		20000		/* an expected completion, busy TCG host */
 
-static int fails;
 static const char *netdev;
-
-static void ok(const char *name)
-{
-	printf("ok %s\n", name);
-	fflush(stdout);
-}
-
-static void bad(const char *name, const char *fmt, ...)
-{
-	va_list ap;
-
-	fails++;
-	printf("not ok %s: ", name);
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	printf("\n");
-	fflush(stdout);
-}
 
 static void check(const char *name, bool cond, const char *why)
 {
@@ -78,14 +60,6 @@ static void expect_err(const char *name, int ret, int want)
 		ok(name);
 	else
 		bad(name, "returned %d, want %d (%s)", ret, want, strerror(want));
-}
-
-static long now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000L + ts.tv_nsec / 1000000;
 }
 
 static void payload(uint32_t id, uint8_t *p)
@@ -112,19 +86,6 @@ struct ep {
 	unsigned int posted;	/* receive slots posted so far (ring) */
 	const char *name;
 };
-
-static struct ibv_context *open_dev(const char *name)
-{
-	struct ibv_device **list = ibv_get_device_list(NULL);
-	struct ibv_context *ctx = NULL;
-	int i;
-
-	for (i = 0; list && list[i]; i++)
-		if (!strcmp(ibv_get_device_name(list[i]), name))
-			ctx = ibv_open_device(list[i]);
-	ibv_free_device_list(list);
-	return ctx;
-}
 
 static struct ibv_qp *create_qp(struct ibv_pd *pd, struct ibv_cq *cq,
 				enum ibv_qp_type type)

@@ -45,6 +45,8 @@
 #include <rdma/ib_user_verbs.h>
 #include <rdma/rdma_user_rxe.h>
 
+#include "vtest.h"
+
 /* Capacities (index_mask) that tell the rings apart. */
 #define SQ_WR		31
 #define RQ_WR		63
@@ -54,31 +56,11 @@
 #define WAIT_MS		10000		/* an expected event, busy TCG host */
 #define MAX_MAPS	64
 
-static int fails;
 static const char *dev_name[2];
 static int gid_index[2];
 static struct ibv_context *ctx[2];
 static struct ibv_pd *pd[2];
 static uint64_t rng;
-
-static void ok(const char *name)
-{
-	printf("ok %s\n", name);
-	fflush(stdout);
-}
-
-static void bad(const char *name, const char *fmt, ...)
-{
-	va_list ap;
-
-	fails++;
-	printf("not ok %s: ", name);
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	printf("\n");
-	fflush(stdout);
-}
 
 static bool check(const char *name, bool cond, const char *fmt, ...)
 {
@@ -88,29 +70,10 @@ static bool check(const char *name, bool cond, const char *fmt, ...)
 		ok(name);
 		return true;
 	}
-	fails++;
-	printf("not ok %s: ", name);
 	va_start(ap, fmt);
-	vprintf(fmt, ap);
+	vbad(name, fmt, ap);
 	va_end(ap);
-	printf("\n");
-	fflush(stdout);
 	return false;
-}
-
-static long now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000L + ts.tv_nsec / 1000000;
-}
-
-static void sleep_ms(long ms)
-{
-	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
-
-	nanosleep(&ts, NULL);
 }
 
 static uint32_t rnd(void)
@@ -1048,19 +1011,6 @@ static void modify_race(int rounds)
 }
 
 /* ---------------------------------------------------------------- main */
-
-static struct ibv_context *open_dev(const char *name)
-{
-	struct ibv_device **list = ibv_get_device_list(NULL);
-	struct ibv_context *c = NULL;
-	int i;
-
-	for (i = 0; list && list[i]; i++)
-		if (!strcmp(ibv_get_device_name(list[i]), name))
-			c = ibv_open_device(list[i]);
-	ibv_free_device_list(list);
-	return c;
-}
 
 int main(int argc, char **argv)
 {
