@@ -66,6 +66,9 @@
 #                                 G0, G1 = their IPv4 RoCEv2 GID indexes, and
 #                                 the check "IPv4 RoCEv2 GIDs present". Exits
 #                                 the script if a step before the GIDs fails.
+#   snap                          remember the hw counters named in $CNTS of
+#                                 srnic0 and srnic1 (in C0)
+#   delta DEV NAME                growth of counter NAME of DEV since snap
 #   srnic_pair_down               checks "no kernel warnings", deletes srnic0
 #                                 and srnic1, checks "rmmod after traffic"
 #   pair NAME SRV... -- CLI...    SRV in netns $PAIR_SERVER_NS (default nsA)
@@ -467,6 +470,17 @@ roce_gid_index() {
 # ------------------------------------------------------------------ srnic pair
 
 counter() { cat /sys/class/infiniband/"$1"/ports/1/hw_counters/"$2"; }
+
+snap() {
+	local d c
+	declare -gA C0=()
+	for d in srnic0 srnic1; do
+		for c in $CNTS; do
+			C0[$d.$c]=$(counter "$d" "$c")
+		done
+	done
+}
+delta() { echo $(($(counter "$1" "$2") - ${C0[$1.$2]})); }
 
 srnic_pair_up() {
 	modprobe -a veth ib_uverbs rdma_ucm udp_tunnel ip6_udp_tunnel "$@"

@@ -62,18 +62,6 @@ CNTS="retransmits local_ack_timeout_err rcvd_seq_err send_seq_err
 duplicate_request out_of_seq_request rcvd_icrc_err retry_exceeded_err
 rcvd_no_qp send_no_route send_err sent_pkts read_gap_retries
 read_resp_out_of_order req_placed_out_of_order"
-declare -A C0
-# snap: remember every counter of both devices
-snap() {
-	local d c
-	for d in srnic0 srnic1; do
-		for c in $CNTS; do
-			C0[$d.$c]=$(counter "$d" "$c")
-		done
-	done
-}
-# delta DEV NAME: growth since the last snap
-delta() { echo $(($(counter "$1" "$2") - ${C0[$1.$2]})); }
 # both NAME: growth on both devices together
 both() { echo $(($(delta srnic0 "$1") + $(delta srnic1 "$1"))); }
 # show what moved since the last snap, as one info line

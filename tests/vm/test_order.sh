@@ -38,22 +38,13 @@ srnic_pair_up
 
 CNTS="req_placed_out_of_order out_of_seq_request read_resp_out_of_order
 retransmits rcvd_seq_err"
-declare -A C0
-snap() {
-	local d c
-	for d in srnic0 srnic1; do
-		for c in $CNTS; do
-			C0[$d.$c]=$(counter "$d" "$c")
-		done
-	done
-}
 # reordered: the sum of every watched counter's growth, both devices; an
 # info line names those that moved
 reordered() {
 	local d c v sum=0 line="info $1:"
 	for d in srnic0 srnic1; do
 		for c in $CNTS; do
-			v=$(($(counter "$d" "$c") - ${C0[$d.$c]}))
+			v=$(delta "$d" "$c")
 			sum=$((sum + v))
 			line+=" $d.$c=$v"
 		done
