@@ -189,6 +189,12 @@ std::optional<bool> read_enable_any(const Sysfs &sysfs, const std::filesystem::p
   return on;
 }
 
+// An RDMA device that srnicctl shows neither as srnic's nor as another driver's on Ethernet.
+Error not_srnic_nor_ethernet(std::string_view name) {
+  return Error{ENODEV,
+               fmt::format("{} is neither an srnic device nor an RDMA device on Ethernet", name)};
+}
+
 void add_unique(std::vector<std::string> &v, std::string s) {
   if (std::find(v.begin(), v.end(), s) == v.end())
     v.push_back(std::move(s));
@@ -268,9 +274,7 @@ Result<DeviceView> read_any_device_view(const Sysfs &sysfs, std::string_view nam
     return read_device_view(sysfs, name);
   std::optional<OtherDevice> other = other_device(sysfs, name);
   if (!other)
-    return Error{ENODEV, fmt::format("{} is neither an srnic device nor an RDMA device on "
-                                     "Ethernet",
-                                     name)};
+    return not_srnic_nor_ethernet(name);
   DeviceView view;
   view.name = other->name;
   view.kind = "other";
@@ -322,9 +326,7 @@ Result<std::vector<std::string>> select_devices(const Sysfs &sysfs,
     if (srnic_attrs(sysfs, *name) || other_device(sysfs, *name))
       return std::vector<std::string>{*name};
     if (safe_name(*name) && sysfs.is_dir(ib_class / *name))
-      return Error{ENODEV, fmt::format("{} is neither an srnic device nor an RDMA device on "
-                                       "Ethernet",
-                                       *name)};
+      return not_srnic_nor_ethernet(*name);
     return Error{ENODEV, fmt::format("no RDMA device {}", *name)};
   }
   Result<std::vector<std::string>> devs = srnic_devices(sysfs);
