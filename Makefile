@@ -91,8 +91,8 @@ module-clean:
 endif
 
 userspace:
-	cmake -S userspace -B $(BUILD)/userspace -DCMAKE_BUILD_TYPE=RelWithDebInfo
-	cmake --build $(BUILD)/userspace -j2
+	cmake -S userspace -B "$(BUILD)/userspace" -DCMAKE_BUILD_TYPE=RelWithDebInfo
+	cmake --build "$(BUILD)/userspace" -j2
 
 style:
 	tools/lint.sh
@@ -107,7 +107,7 @@ demo:
 	tools/demo.sh
 
 clean: module-clean
-	rm -rf $(BUILD)
+	rm -rf "$(BUILD)"
 
 # ---------------------------------------------------------------- install
 # The release of the kernel KDIR belongs to (the module's vermagic; Debian's

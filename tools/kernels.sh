@@ -236,14 +236,17 @@ kmake() {
 	[ -f "$dir/ready" ] ||
 		die "no headers for $kver: install linux-headers-$kver (or tools/kernels.sh prepare-newest)"
 	need_root "make through the $kver chroot"
-	# a private mount namespace: the bind mount goes away with the process
+	# a private mount namespace: the bind mount goes away with the process.
+	# The checkout appears as /srnic: newer kbuilds resolve M= to its real
+	# path, so a checkout path with spaces would reach them through any
+	# symlink (the Makefile's way on the host).
 	exec unshare -m -- bash -c '
 		set -e
-		mkdir -p "$1/chroot$2"
-		mount --bind "$2" "$1/chroot$2"
+		mkdir -p "$1/chroot/srnic"
+		mount --bind "$2" "$1/chroot/srnic"
 		mount -t proc proc "$1/chroot/proc"	# objtool reads it
 		exec chroot "$1/chroot" env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin LC_ALL=C \
-			make -C "$2" KVER="$3" "${@:4}"' _ "$dir" "$REPO" "$kver" "$@"
+			make -C /srnic KVER="$3" "${@:4}"' _ "$dir" "$REPO" "$kver" "$@"
 }
 
 case ${1:-} in
