@@ -3,14 +3,13 @@
 #
 # Any checkout path: git clone this checkout (plus its uncommitted changes to
 # tracked files) under /tmp into a directory whose path has a space, build
-# the module there and run tools/demo.sh from it. /tmp is where the guest
-# puts a fresh tmpfs, and kbuild cannot take a path with spaces: both used
-# to break (vmrun: "mount: mounting repo on /newroot/tmp/... failed").
+# there and run the README's main job, tools/demo.sh (make module userspace,
+# then the VM), from it. /tmp is where the guest puts a fresh tmpfs, and
+# kbuild cannot take a path with spaces: both used to break (vmrun: "mount:
+# mounting repo on /newroot/tmp/... failed"), and so did the userspace build
+# (cmake -B with the path unquoted).
 #
-#   tests/deploy/anypath.sh      (build/userspace already built)
-#
-# The clone gets this checkout's srnicctl binary instead of its own CMake
-# build (minutes on 2 cores; srnicctl does not depend on its path).
+#   tests/deploy/anypath.sh
 set -uo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd -P)
 pass=0
@@ -38,13 +37,12 @@ rc=$?
 tail -n 5 "$base/make.log"
 check "make module in a path with spaces" test "$rc" -eq 0 -a -f srnic.ko
 check "W=1 build there has no warnings" bash -c '! grep -q "warning:" "$1"' _ "$base/make.log"
-mkdir -p build/userspace/ctl
-cp "$top/build/userspace/ctl/srnicctl" build/userspace/ctl/
 
-out=$(tools/demo.sh --no-build 2>&1)
+out=$(tools/demo.sh 2>&1)
 rc=$?
 printf '%s\n' "$out" | tail -n 40 | sed 's/^/  | /'
 check "tools/demo.sh from the clone exits 0" test "$rc" -eq 0
+check "demo built srnicctl in the clone" test -x build/userspace/ctl/srnicctl
 check "demo: the guest mounted the clone and ran the demo" grep -q '^vmrun: guest a booted' <<<"$out"
 check "demo: ibv_rc_pingpong moved 200 x 4 KiB each way" grep -q "1638400 bytes in" <<<"$out"
 check "demo: printed its done line" grep -qx 'demo done' <<<"$out"
