@@ -1,0 +1,1224 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit suite "srnic_dp": the data path, end to end, under KASAN and
+ * lockdep.
+ *
+ * Each case builds a real srnic device (srnic_dev_add(), the function
+ * "rdma link add" calls) on a test Ethernet netdev, and two RC QPs of it
+ * connected to each other through ib_core's verbs (ib_create_qp(),
+ * ib_modify_qp() with a RoCEv2 GID from ib_core's GID table). What the
+ * requester and the responder send goes through srnic_xmit(): the IP
+ * stack routes it to the test netdev, whose xmit puts it on the test's
+ * wire. The wire hands each packet, in softirq (a tasklet), to
+ * srnic_udp_encap_recv() as the UDP tunnel would: the receive checks, then
+ * the responder or the completer. So every case runs the real requester,
+ * responder, completer, ACK/NAK, retransmission and receive code with its
+ * real locks and contexts.
+ *
+ * The wire delivers at once, or holds the packets for the case to look at,
+ * drop, duplicate, corrupt, forge (a copy with new fields and a recomputed
+ * ICRC) and deliver one by one.
+ *
+ * Covered: SEND into a posted receive (across a PSN wrap), RDMA WRITE,
+ * RDMA READ, both atomics, an ACK completing the requester's WQE, a PSN
+ * sequence NAK and the go-back-N that follows, duplicate SEND and READ
+ * requests, ACKs and NAKs outside the window (dropped and counted), bad
+ * ICRC and truncated packets (dropped and counted), and QP destruction
+ * with packets of the QP still on the wire.
+ *
+ * Any lock-order or memory error is a splat in the log, which
+ * tests/kunit/kunit_count.py counts as a failure.
+ *
+ * Linked into srnic.o when CONFIG_RDMA_SRNIC_KUNIT_TEST=y; run it with
+ * tests/kunit/run.sh 'srnic_dp'.
+ */
+#include <kunit/test.h>
+#include <linux/delay.h>
+#include <linux/etherdevice.h>
+#include <linux/ethtool.h>
+#include <linux/inetdevice.h>
+#include <linux/ip.h>
+#include <linux/netdevice.h>
+#include <linux/rtnetlink.h>
+#include <linux/skbuff.h>
+#include <linux/udp.h>
+#include <linux/workqueue.h>
+#include <net/ip.h>
+#include <rdma/ib_cache.h>
+#include <rdma/ib_pack.h>
+#include <rdma/ib_verbs.h>
+
+/* Relative to this file: see srnic_port_test.c. */
+#include "../../kernel/srnic.h"
+
+#define SRNIC_DP_DEV_NAME	"srnic_dp0"
+/* The netdev's address, and the two (off-host) addresses the QPs send to. */
+#define SRNIC_DP_IP_LOCAL	0x0a4d0001	/* 10.77.0.1 */
+#define SRNIC_DP_IP_PEER_A	0x0a4d0002	/* where QP A sends */
+#define SRNIC_DP_IP_PEER_B	0x0a4d0003	/* where QP B sends */
+/* Not a multiple of the MTU, and leaves KASAN a redzone in kmalloc-8k. */
+#define SRNIC_DP_BUF		6000
+#define SRNIC_DP_WAIT_MS	3000
+/* A -> B starts 2 PSNs before the wrap, B -> A elsewhere. */
+#define SRNIC_DP_PSN_A		0xfffffe
+#define SRNIC_DP_PSN_B		0x000500
+#define SRNIC_DP_PMTU		1024
+
+enum { SRNIC_DP_A, SRNIC_DP_B };
+
+/* 6.1's KUnit has no KUNIT_EXPECT_MEMEQ. */
+#define SRNIC_DP_EXPECT_MEMEQ(test, a, b, len)				\
+	do {								\
+		unsigned int __n = (len);				\
+									\
+		KUNIT_EXPECT_EQ_MSG(test, memcmp(a, b, __n), 0,		\
+				    "%u bytes differ", __n);		\
+	} while (0)
+
+/**
+ * struct srnic_dp_wire - the test netdev's private data: the wire
+ * @ndev: the netdev
+ * @rx: packets to hand to srnic_udp_encap_recv(), by @tasklet
+ * @held: packets captured while @hold, for the case to take
+ * @tasklet: delivers @rx in softirq, as a NIC's receive would
+ * @hold: capture what srnic sends instead of delivering it
+ * @dead: drop what srnic sends (teardown)
+ * @queued: packets put on @rx
+ * @delivered: packets of @rx srnic_udp_encap_recv() has returned from
+ *
+ * Each queue has its own lock; the flags are read locklessly.
+ */
+struct srnic_dp_wire {
+	struct net_device	*ndev;
+	struct sk_buff_head	rx;
+	struct sk_buff_head	held;
+	struct tasklet_struct	tasklet;
+	bool			hold;
+	bool			dead;
+	atomic_t		queued;
+	atomic_t		delivered;
+};
+
+struct srnic_dp_ctx {
+	struct net_device	*ndev;
+	struct srnic_dp_wire	*wire;
+	struct ib_device	*ibdev;
+	struct srnic_dev	*sdev;
+	u8			sgid_index;
+	struct ib_pd		*pd;
+	struct ib_mr		*mr;		/* DMA MR, every access right */
+	struct ib_cq		*cq[2];
+	struct ib_qp		*qp[2];
+	u8			*buf[2];
+	u64			cnt0[SRNIC_CNT_MAX];
+};
+
+/* ------------------------------------------------------------- the wire */
+
+/* Hand one packet (skb->data at its IP header) to srnic, in softirq. */
+static void srnic_dp_deliver(struct srnic_dp_wire *w, struct sk_buff *skb)
+{
+	unsigned int hlen;
+
+	/* A NIC lets go of what it sent: srnic's TX accounting ends here. */
+	skb_orphan(skb);
+	skb->dev = w->ndev;
+	skb->protocol = htons(ETH_P_IP);
+	skb_reset_network_header(skb);
+	hlen = ip_hdrlen(skb);
+	__skb_pull(skb, hlen);
+	skb_reset_transport_header(skb);
+	srnic_udp_encap_recv(NULL, skb);
+}
+
+static void srnic_dp_tasklet(struct tasklet_struct *t)
+{
+	struct srnic_dp_wire *w = from_tasklet(w, t, tasklet);
+	struct sk_buff *skb;
+
+	while ((skb = skb_dequeue(&w->rx))) {
+		srnic_dp_deliver(w, skb);
+		atomic_inc(&w->delivered);
+	}
+}
+
+/* Put @skb (data at the IP header) on the wire towards srnic. */
+static void srnic_dp_inject(struct srnic_dp_wire *w, struct sk_buff *skb)
+{
+	atomic_inc(&w->queued);
+	skb_queue_tail(&w->rx, skb);
+	tasklet_schedule(&w->tasklet);
+}
+
+static netdev_tx_t srnic_dp_xmit(struct sk_buff *skb, struct net_device *ndev)
+{
+	struct srnic_dp_wire *w = netdev_priv(ndev);
+
+	skb_dst_drop(skb);
+	if (READ_ONCE(w->dead) || !pskb_may_pull(skb, ETH_HLEN)) {
+		kfree_skb(skb);
+		return NETDEV_TX_OK;
+	}
+	__skb_pull(skb, ETH_HLEN);
+	skb_reset_network_header(skb);
+	if (READ_ONCE(w->hold))
+		skb_queue_tail(&w->held, skb);
+	else
+		srnic_dp_inject(w, skb);
+	return NETDEV_TX_OK;
+}
+
+static const struct net_device_ops srnic_dp_netdev_ops = {
+	.ndo_start_xmit = srnic_dp_xmit,
+};
+
+/* ib_core asks for the link speed (and logs a default without one). */
+static int srnic_dp_get_link_ksettings(struct net_device *ndev,
+				       struct ethtool_link_ksettings *cmd)
+{
+	cmd->base.speed = SPEED_10000;
+	cmd->base.duplex = DUPLEX_FULL;
+	return 0;
+}
+
+static const struct ethtool_ops srnic_dp_ethtool_ops = {
+	.get_link_ksettings = srnic_dp_get_link_ksettings,
+};
+
+/* Wait until everything put on the wire has been handled by srnic. */
+static bool srnic_dp_settle(struct srnic_dp_wire *w)
+{
+	int ms;
+
+	for (ms = 0; ms < SRNIC_DP_WAIT_MS; ms++) {
+		if (atomic_read(&w->delivered) == atomic_read(&w->queued))
+			return true;
+		usleep_range(1000, 2000);
+	}
+	return false;
+}
+
+/* Wait until at least @n packets are held; return how many are. */
+static u32 srnic_dp_wait_held(struct srnic_dp_wire *w, u32 n)
+{
+	int ms;
+
+	for (ms = 0; ms < SRNIC_DP_WAIT_MS && skb_queue_len(&w->held) < n; ms++)
+		usleep_range(1000, 2000);
+	return skb_queue_len(&w->held);
+}
+
+/* Deliver every held packet and stop holding. */
+static void srnic_dp_release(struct srnic_dp_wire *w)
+{
+	struct sk_buff *skb;
+
+	WRITE_ONCE(w->hold, false);
+	while ((skb = skb_dequeue(&w->held)))
+		srnic_dp_inject(w, skb);
+}
+
+/* What is held has left the sending host: end srnic's TX accounting. */
+static void srnic_dp_orphan_held(struct srnic_dp_wire *w)
+{
+	struct sk_buff *skb;
+	unsigned long flags;
+
+	spin_lock_irqsave(&w->held.lock, flags);
+	skb_queue_walk(&w->held, skb)
+		skb_orphan(skb);
+	spin_unlock_irqrestore(&w->held.lock, flags);
+}
+
+static void srnic_dp_purge(struct srnic_dp_wire *w)
+{
+	skb_queue_purge(&w->held);
+	skb_queue_purge(&w->rx);
+}
+
+/* ------------------------------------------------------ packet helpers */
+
+static struct srnic_bth *srnic_dp_bth(struct sk_buff *skb)
+{
+	return (void *)skb_network_header(skb) + ip_hdrlen(skb) +
+	       sizeof(struct udphdr);
+}
+
+static struct srnic_aeth *srnic_dp_aeth(struct sk_buff *skb)
+{
+	return (void *)srnic_dp_bth(skb) + SRNIC_BTH_LEN;
+}
+
+static u8 srnic_dp_opcode(struct sk_buff *skb)
+{
+	return srnic_bth_opcode(srnic_dp_bth(skb));
+}
+
+static u32 srnic_dp_psn(struct sk_buff *skb)
+{
+	return srnic_bth_psn(srnic_dp_bth(skb));
+}
+
+/* A linear copy to tamper with; the ICRC is recomputed by srnic_dp_icrc(). */
+static struct sk_buff *srnic_dp_copy(struct kunit *test, struct sk_buff *skb)
+{
+	struct sk_buff *c = skb_copy(skb, GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, c);
+	return c;
+}
+
+/* Recompute the ICRC of a linear packet whose data is at its IP header. */
+static void srnic_dp_icrc(struct sk_buff *skb)
+{
+	unsigned int len = skb->len - SRNIC_ICRC_LEN;
+
+	put_unaligned_le32(srnic_icrc_buf(skb->data, len), skb->data + len);
+}
+
+/* ------------------------------------------------------------- fixture */
+
+static u64 srnic_dp_cnt(struct srnic_dp_ctx *ctx, enum srnic_counter c)
+{
+	return atomic64_read(&ctx->sdev->counters.v[c]) - ctx->cnt0[c];
+}
+
+/* Count from here: srnic_dp_cnt() returns what moved since. */
+static void srnic_dp_cnt_zero(struct srnic_dp_ctx *ctx)
+{
+	int i;
+
+	for (i = 0; i < SRNIC_CNT_MAX; i++)
+		ctx->cnt0[i] = atomic64_read(&ctx->sdev->counters.v[i]);
+}
+
+static int srnic_dp_set_addr(struct net_device *ndev)
+{
+	struct ifreq ifr = {};
+	struct sockaddr_in *sin = (struct sockaddr_in *)&ifr.ifr_addr;
+
+	strscpy(ifr.ifr_name, ndev->name, sizeof(ifr.ifr_name));
+	sin->sin_family = AF_INET;
+	sin->sin_addr.s_addr = htonl(SRNIC_DP_IP_LOCAL);
+	return devinet_ioctl(dev_net(ndev), SIOCSIFADDR, &ifr);
+}
+
+static void srnic_dp_v4_gid(union ib_gid *gid, u32 ip)
+{
+	ipv6_addr_set_v4mapped(htonl(ip), (struct in6_addr *)gid->raw);
+}
+
+/* ib_core fills the GID table from the netdev's addresses, in a worker. */
+static int srnic_dp_find_gid(struct srnic_dp_ctx *ctx)
+{
+	const struct ib_gid_attr *attr;
+	union ib_gid gid;
+	int ms;
+
+	srnic_dp_v4_gid(&gid, SRNIC_DP_IP_LOCAL);
+	for (ms = 0; ms < 5000; ms += 10) {
+		attr = rdma_find_gid_by_port(ctx->ibdev, &gid,
+					     IB_GID_TYPE_ROCE_UDP_ENCAP,
+					     SRNIC_PORT_NUM, ctx->ndev);
+		if (!IS_ERR(attr)) {
+			ctx->sgid_index = attr->index;
+			rdma_put_gid_attr(attr);
+			return 0;
+		}
+		usleep_range(10000, 20000);
+	}
+	return -ETIMEDOUT;
+}
+
+static int srnic_dp_modify(struct srnic_dp_ctx *ctx, int i, int peer,
+			   u32 dip, u32 sq_psn, u32 rq_psn)
+{
+	struct ib_qp_attr attr = {};
+	union ib_gid dgid;
+	int err;
+
+	attr.qp_state = IB_QPS_INIT;
+	attr.pkey_index = 0;
+	attr.port_num = SRNIC_PORT_NUM;
+	attr.qp_access_flags = IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE |
+			       IB_ACCESS_REMOTE_READ | IB_ACCESS_REMOTE_ATOMIC;
+	err = ib_modify_qp(ctx->qp[i], &attr, IB_QP_STATE | IB_QP_PKEY_INDEX |
+			   IB_QP_PORT | IB_QP_ACCESS_FLAGS);
+	if (err)
+		return err;
+
+	memset(&attr, 0, sizeof(attr));
+	attr.qp_state = IB_QPS_RTR;
+	attr.ah_attr.type = RDMA_AH_ATTR_TYPE_ROCE;
+	rdma_ah_set_port_num(&attr.ah_attr, SRNIC_PORT_NUM);
+	srnic_dp_v4_gid(&dgid, dip);
+	rdma_ah_set_grh(&attr.ah_attr, &dgid, 0, ctx->sgid_index, 64, 0);
+	attr.path_mtu = IB_MTU_1024;
+	attr.dest_qp_num = ctx->qp[peer]->qp_num;
+	attr.rq_psn = rq_psn;
+	attr.max_dest_rd_atomic = 4;
+	attr.min_rnr_timer = 1;
+	err = ib_modify_qp(ctx->qp[i], &attr, IB_QP_STATE | IB_QP_AV |
+			   IB_QP_PATH_MTU | IB_QP_DEST_QPN | IB_QP_RQ_PSN |
+			   IB_QP_MAX_DEST_RD_ATOMIC | IB_QP_MIN_RNR_TIMER);
+	if (err)
+		return err;
+
+	memset(&attr, 0, sizeof(attr));
+	attr.qp_state = IB_QPS_RTS;
+	attr.sq_psn = sq_psn;
+	/* No retransmit timer: only what a case does makes packets move. */
+	attr.timeout = 0;
+	attr.retry_cnt = 7;
+	attr.rnr_retry = 7;
+	attr.max_rd_atomic = 4;
+	return ib_modify_qp(ctx->qp[i], &attr, IB_QP_STATE | IB_QP_SQ_PSN |
+			    IB_QP_TIMEOUT | IB_QP_RETRY_CNT | IB_QP_RNR_RETRY |
+			    IB_QP_MAX_QP_RD_ATOMIC);
+}
+
+static int srnic_dp_make_qps(struct kunit *test, struct srnic_dp_ctx *ctx)
+{
+	struct ib_qp_init_attr init = {};
+	int i, err;
+
+	for (i = 0; i < 2; i++) {
+		ctx->cq[i] = ib_alloc_cq(ctx->ibdev, NULL, 64, 0,
+					 IB_POLL_DIRECT);
+		if (IS_ERR(ctx->cq[i])) {
+			err = PTR_ERR(ctx->cq[i]);
+			ctx->cq[i] = NULL;
+			return err;
+		}
+	}
+	init.qp_type = IB_QPT_RC;
+	init.sq_sig_type = IB_SIGNAL_ALL_WR;
+	init.cap.max_send_wr = 16;
+	init.cap.max_recv_wr = 16;
+	init.cap.max_send_sge = 2;
+	init.cap.max_recv_sge = 2;
+	for (i = 0; i < 2; i++) {
+		init.send_cq = ctx->cq[i];
+		init.recv_cq = ctx->cq[i];
+		ctx->qp[i] = ib_create_qp(ctx->pd, &init);
+		if (IS_ERR(ctx->qp[i])) {
+			err = PTR_ERR(ctx->qp[i]);
+			ctx->qp[i] = NULL;
+			return err;
+		}
+	}
+	err = srnic_dp_modify(ctx, SRNIC_DP_A, SRNIC_DP_B, SRNIC_DP_IP_PEER_A,
+			      SRNIC_DP_PSN_A, SRNIC_DP_PSN_B);
+	if (err)
+		return err;
+	return srnic_dp_modify(ctx, SRNIC_DP_B, SRNIC_DP_A, SRNIC_DP_IP_PEER_B,
+			       SRNIC_DP_PSN_B, SRNIC_DP_PSN_A);
+}
+
+static void srnic_dp_netdev_setup(struct net_device *ndev)
+{
+	ether_setup(ndev);
+	ndev->netdev_ops = &srnic_dp_netdev_ops;
+	ndev->ethtool_ops = &srnic_dp_ethtool_ops;
+	/* No neighbour resolution, no qdisc: straight to the wire. */
+	ndev->flags |= IFF_NOARP;
+	ndev->priv_flags |= IFF_NO_QUEUE;
+	ndev->features |= NETIF_F_LLTX;
+	eth_hw_addr_random(ndev);
+}
+
+static int srnic_dp_init(struct kunit *test)
+{
+	struct srnic_dp_ctx *ctx;
+	struct srnic_dp_wire *w;
+	struct ib_mr *mr;
+	int err, i;
+
+	ctx = kunit_kzalloc(test, sizeof(*ctx), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, ctx);
+	test->priv = ctx;
+	for (i = 0; i < 2; i++) {
+		ctx->buf[i] = kunit_kzalloc(test, SRNIC_DP_BUF, GFP_KERNEL);
+		KUNIT_ASSERT_NOT_NULL(test, ctx->buf[i]);
+	}
+
+	ctx->ndev = alloc_netdev(sizeof(*w), "srnicdp%d", NET_NAME_ENUM,
+				 srnic_dp_netdev_setup);
+	KUNIT_ASSERT_NOT_NULL(test, ctx->ndev);
+	w = netdev_priv(ctx->ndev);
+	ctx->wire = w;
+	w->ndev = ctx->ndev;
+	skb_queue_head_init(&w->rx);
+	skb_queue_head_init(&w->held);
+	tasklet_setup(&w->tasklet, srnic_dp_tasklet);
+	err = register_netdev(ctx->ndev);
+	if (err) {
+		free_netdev(ctx->ndev);
+		ctx->ndev = NULL;
+		KUNIT_ASSERT_EQ(test, err, 0);
+	}
+	rtnl_lock();
+	err = dev_open(ctx->ndev, NULL);
+	rtnl_unlock();
+	KUNIT_ASSERT_EQ(test, err, 0);
+	KUNIT_ASSERT_EQ(test, srnic_dp_set_addr(ctx->ndev), 0);
+
+	KUNIT_ASSERT_EQ(test, srnic_dev_add(SRNIC_DP_DEV_NAME, ctx->ndev), 0);
+	ctx->sdev = srnic_dev_get_by_netdev(ctx->ndev);
+	KUNIT_ASSERT_NOT_NULL(test, ctx->sdev);
+	/* Owned by ib_core until srnic_dp_exit() unregisters it. */
+	ib_device_put(&ctx->sdev->ib_dev);
+	ctx->ibdev = &ctx->sdev->ib_dev;
+	KUNIT_ASSERT_EQ(test, srnic_dp_find_gid(ctx), 0);
+
+	ctx->pd = ib_alloc_pd(ctx->ibdev, 0);
+	if (IS_ERR(ctx->pd)) {
+		err = PTR_ERR(ctx->pd);
+		ctx->pd = NULL;
+		KUNIT_ASSERT_EQ(test, err, 0);
+	}
+	/* ib_core's global rkey has no atomic right: a DMA MR of our own. */
+	mr = ctx->ibdev->ops.get_dma_mr(ctx->pd, IB_ACCESS_LOCAL_WRITE |
+					IB_ACCESS_REMOTE_WRITE |
+					IB_ACCESS_REMOTE_READ |
+					IB_ACCESS_REMOTE_ATOMIC);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(mr));
+	ctx->mr = mr;
+	KUNIT_ASSERT_EQ(test, srnic_dp_make_qps(test, ctx), 0);
+	srnic_dp_cnt_zero(ctx);
+	return 0;
+}
+
+static void srnic_dp_exit(struct kunit *test)
+{
+	struct srnic_dp_ctx *ctx = test->priv;
+	int i;
+
+	if (!ctx || !ctx->ndev)
+		return;
+	/* Nothing reaches srnic any more; held packets let go of their QP. */
+	WRITE_ONCE(ctx->wire->dead, true);
+	srnic_dp_purge(ctx->wire);
+	for (i = 0; i < 2; i++)
+		if (ctx->qp[i])
+			ib_destroy_qp(ctx->qp[i]);
+	tasklet_kill(&ctx->wire->tasklet);
+	srnic_dp_purge(ctx->wire);
+	for (i = 0; i < 2; i++)
+		if (ctx->cq[i])
+			ib_free_cq(ctx->cq[i]);
+	if (ctx->mr)
+		ctx->ibdev->ops.dereg_mr(ctx->mr, NULL);
+	if (ctx->pd)
+		ib_dealloc_pd(ctx->pd);
+	if (ctx->ibdev)
+		ib_unregister_device(ctx->ibdev);
+	unregister_netdev(ctx->ndev);
+	free_netdev(ctx->ndev);
+}
+
+/* ------------------------------------------------------------ verbs */
+
+static u64 srnic_dp_va(struct srnic_dp_ctx *ctx, int i, u32 off)
+{
+	return (u64)(uintptr_t)(ctx->buf[i] + off);
+}
+
+static void srnic_dp_post_recv(struct kunit *test, struct srnic_dp_ctx *ctx,
+			       int i, u64 wr_id, u32 off, u32 len)
+{
+	struct ib_sge sge = {
+		.addr = srnic_dp_va(ctx, i, off),
+		.length = len,
+		.lkey = ctx->mr->lkey,
+	};
+	struct ib_recv_wr wr = {
+		.wr_id = wr_id,
+		.sg_list = &sge,
+		.num_sge = 1,
+	};
+	const struct ib_recv_wr *bad;
+
+	KUNIT_ASSERT_EQ(test, ib_post_recv(ctx->qp[i], &wr, &bad), 0);
+}
+
+/*
+ * Post one work request from QP @i: @len bytes at @off of its buffer; the
+ * remote side (RDMA and atomics) is @roff of the peer's buffer.
+ */
+static void srnic_dp_post(struct kunit *test, struct srnic_dp_ctx *ctx,
+			  int i, enum ib_wr_opcode op, u64 wr_id, u32 off,
+			  u32 len, u32 roff, u64 add_cmp, u64 swap)
+{
+	struct ib_sge sge = {
+		.addr = srnic_dp_va(ctx, i, off),
+		.length = len,
+		.lkey = ctx->mr->lkey,
+	};
+	struct ib_atomic_wr awr = {};
+	struct ib_rdma_wr rwr = {};
+	struct ib_send_wr *wr = &rwr.wr;
+	const struct ib_send_wr *bad;
+
+	if (op == IB_WR_ATOMIC_CMP_AND_SWP || op == IB_WR_ATOMIC_FETCH_AND_ADD) {
+		wr = &awr.wr;
+		awr.remote_addr = srnic_dp_va(ctx, !i, roff);
+		awr.rkey = ctx->mr->rkey;
+		awr.compare_add = add_cmp;
+		awr.swap = swap;
+	} else {
+		rwr.remote_addr = srnic_dp_va(ctx, !i, roff);
+		rwr.rkey = ctx->mr->rkey;
+	}
+	wr->wr_id = wr_id;
+	wr->opcode = op;
+	wr->sg_list = &sge;
+	wr->num_sge = 1;
+	KUNIT_ASSERT_EQ(test, ib_post_send(ctx->qp[i], wr, &bad), 0);
+}
+
+/* Poll CQ @i until @n completions are in @wc, or the wait is over. */
+static int srnic_dp_poll(struct srnic_dp_ctx *ctx, int i, struct ib_wc *wc,
+			 int n)
+{
+	int got = 0, ms, r;
+
+	for (ms = 0; ms < SRNIC_DP_WAIT_MS; ms++) {
+		r = ib_poll_cq(ctx->cq[i], n - got, wc + got);
+		if (r > 0)
+			got += r;
+		if (got == n)
+			break;
+		usleep_range(1000, 2000);
+	}
+	return got;
+}
+
+/* CQ @i holds nothing (after the wire settled). */
+static void srnic_dp_expect_no_wc(struct kunit *test, struct srnic_dp_ctx *ctx,
+				  int i)
+{
+	struct ib_wc wc;
+
+	KUNIT_EXPECT_EQ(test, ib_poll_cq(ctx->cq[i], 1, &wc), 0);
+}
+
+static void srnic_dp_expect_wc(struct kunit *test, const struct ib_wc *wc,
+			       u64 wr_id, enum ib_wc_opcode op, u32 byte_len)
+{
+	KUNIT_EXPECT_EQ(test, wc->status, IB_WC_SUCCESS);
+	KUNIT_EXPECT_EQ(test, wc->wr_id, wr_id);
+	KUNIT_EXPECT_EQ(test, wc->opcode, op);
+	KUNIT_EXPECT_EQ(test, wc->byte_len, byte_len);
+}
+
+static void srnic_dp_fill(struct srnic_dp_ctx *ctx, int i, u32 off, u32 len,
+			  u8 seed)
+{
+	u32 k;
+
+	for (k = 0; k < len; k++)
+		ctx->buf[i][off + k] = (u8)(seed + k * 7 + (k >> 8));
+}
+
+static enum ib_qp_state srnic_dp_qp_state(struct srnic_dp_ctx *ctx, int i)
+{
+	return srnic_qp_state(to_srnic_qp(ctx->qp[i]));
+}
+
+/* -------------------------------------------------------------- cases */
+
+/* A 2500-byte SEND: three packets across the PSN wrap, into a receive. */
+static void srnic_dp_send_recv(struct kunit *test)
+{
+	struct srnic_dp_ctx *ctx = test->priv;
+	struct ib_wc wc;
+
+	srnic_dp_fill(ctx, SRNIC_DP_A, 0, 2500, 1);
+	srnic_dp_post_recv(test, ctx, SRNIC_DP_B, 7, 100, 3000);
+	srnic_dp_post(test, ctx, SRNIC_DP_A, IB_WR_SEND, 8, 0, 2500, 0, 0, 0);
+
+	KUNIT_ASSERT_EQ(test, srnic_dp_poll(ctx, SRNIC_DP_B, &wc, 1), 1);
+	srnic_dp_expect_wc(test, &wc, 7, IB_WC_RECV, 2500);
+	KUNIT_EXPECT_PTR_EQ(test, wc.qp, ctx->qp[SRNIC_DP_B]);
+	KUNIT_ASSERT_EQ(test, srnic_dp_poll(ctx, SRNIC_DP_A, &wc, 1), 1);
+	srnic_dp_expect_wc(test, &wc, 8, IB_WC_SEND, 2500);
+	SRNIC_DP_EXPECT_MEMEQ(test, ctx->buf[SRNIC_DP_B] + 100,
+			      ctx->buf[SRNIC_DP_A], 2500);
+	/* Nothing around the receive buffer was written. */
+	KUNIT_EXPECT_EQ(test, ctx->buf[SRNIC_DP_B][99], 0);
+	KUNIT_EXPECT_EQ(test, ctx->buf[SRNIC_DP_B][2600], 0);
+
+	KUNIT_ASSERT_TRUE(test, srnic_dp_settle(ctx->wire));
+	KUNIT_EXPECT_EQ(test, srnic_dp_cnt(ctx, SRNIC_CNT_SENDS), 1);
+	KUNIT_EXPECT_EQ(test, srnic_dp_cnt(ctx, SRNIC_CNT_RECVS), 1);
+	KUNIT_EXPECT_GE(test, srnic_dp_cnt(ctx, SRNIC_CNT_ACK_SENT), 1);
+	KUNIT_EXPECT_EQ(test, srnic_dp_cnt(ctx, SRNIC_CNT_ACK_RCVD),
+			srnic_dp_cnt(ctx, SRNIC_CNT_ACK_SENT));
+	/* 3 request packets and the ACKs: everything sent was received. */
+	KUNIT_EXPECT_EQ(test, srnic_dp_cnt(ctx, SRNIC_CNT_RX_PACKETS),
+			3 + srnic_dp_cnt(ctx, SRNIC_CNT_ACK_SENT));
+	KUNIT_EXPECT_EQ(test, srnic_dp_cnt(ctx, SRNIC_CNT_TX_PACKETS),
+			srnic_dp_cnt(ctx, SRNIC_CNT_RX_PACKETS));
+	KUNIT_EXPECT_EQ(test, srnic_dp_cnt(ctx, SRNIC_CNT_RETRANSMITS), 0);
+	KUNIT_EXPECT_EQ(test, srnic_dp_cnt(ctx, SRNIC_CNT_RX_ICRC_ERR), 0);
+	KUNIT_EXPECT_EQ(test, srnic_dp_cnt(ctx, SRNIC_CNT_OUT_OF_SEQ), 0);
+	srnic_dp_expect_no_wc(test, ctx, SRNIC_DP_A);
+	srnic_dp_expect_no_wc(test, ctx, SRNIC_DP_B);
+}
+
+/* A 3000-byte RDMA WRITE lands at the remote address, nowhere else. */
+static void srnic_dp_write(struct kunit *test)
+{
+	struct srnic_dp_ctx *ctx = test->priv;
+	struct ib_wc wc;
+
+	srnic_dp_fill(ctx, SRNIC_DP_A, 0, 3000, 3);
+	srnic_dp_post(test, ctx, SRNIC_DP_A, IB_WR_RDMA_WRITE, 9, 0, 3000,
+		      1000, 0, 0);
+	KUNIT_ASSERT_EQ(test, srnic_dp_poll(ctx, SRNIC_DP_A, &wc, 1), 1);
+	srnic_dp_expect_wc(test, &wc, 9, IB_WC_RDMA_WRITE, 3000);
+	SRNIC_DP_EXPECT_MEMEQ(test, ctx->buf[SRNIC_DP_B] + 1000,
+			      ctx->buf[SRNIC_DP_A], 3000);
+	KUNIT_EXPECT_EQ(test, ctx->buf[SRNIC_DP_B][999], 0);
+	KUNIT_EXPECT_EQ(test, ctx->buf[SRNIC_DP_B][4000], 0);
+	KUNIT_ASSERT_TRUE(test, srnic_dp_settle(ctx->wire));
+	/* A WRITE consumes no receive and completes nothing at B. */
+	srnic_dp_expect_no_wc(test, ctx, SRNIC_DP_B);
+	KUNIT_EXPECT_EQ(test, srnic_dp_cnt(ctx, SRNIC_CNT_RECVS), 0);
+	KUNIT_EXPECT_EQ(test, srnic_dp_cnt(ctx, SRNIC_CNT_RETRANSMITS), 0);
+}
+
+/* A 3000-byte RDMA READ: request, three responses, placed in order. */
+static void srnic_dp_read(struct kunit *test)
+{
+	struct srnic_dp_ctx *ctx = test->priv;
+	struct ib_wc wc;
+
+	srnic_dp_fill(ctx, SRNIC_DP_B, 2000, 3000, 5);
+	srnic_dp_post(test, ctx, SRNIC_DP_A, IB_WR_RDMA_READ, 10, 500, 3000,
+		      2000, 0, 0);
+	KUNIT_ASSERT_EQ(test, srnic_dp_poll(ctx, SRNIC_DP_A, &wc, 1), 1);
+	srnic_dp_expect_wc(test, &wc, 10, IB_WC_RDMA_READ, 3000);
+	SRNIC_DP_EXPECT_MEMEQ(test, ctx->buf[SRNIC_DP_A] + 500,
+			      ctx->buf[SRNIC_DP_B] + 2000, 3000);
+	KUNIT_EXPECT_EQ(test, ctx->buf[SRNIC_DP_A][499], 0);
+	KUNIT_EXPECT_EQ(test, ctx->buf[SRNIC_DP_A][3500], 0);
+	KUNIT_ASSERT_TRUE(test, srnic_dp_settle(ctx->wire));
+	/* One request, three responses, no ACK. */
+	KUNIT_EXPECT_EQ(test, srnic_dp_cnt(ctx, SRNIC_CNT_RX_PACKETS), 4);
+	KUNIT_EXPECT_EQ(test, srnic_dp_cnt(ctx, SRNIC_CNT_READ_RESP_OOO), 0);
+	srnic_dp_expect_no_wc(test, ctx, SRNIC_DP_B);
+}
+
+/* Fetch-and-add, then compare-and-swap that hits, then one that misses. */
+static void srnic_dp_atomic(struct kunit *test)
+{
+	struct srnic_dp_ctx *ctx = test->priv;
+	u64 *remote = (u64 *)(ctx->buf[SRNIC_DP_B] + 64);
+	u64 *local = (u64 *)ctx->buf[SRNIC_DP_A];
+	struct ib_wc wc;
+
+	*remote = 0x1000000000000005ULL;
+	srnic_dp_post(test, ctx, SRNIC_DP_A, IB_WR_ATOMIC_FETCH_AND_ADD, 11,
+		      0, 8, 64, 0x10, 0);
+	KUNIT_ASSERT_EQ(test, srnic_dp_poll(ctx, SRNIC_DP_A, &wc, 1), 1);
+	srnic_dp_expect_wc(test, &wc, 11, IB_WC_FETCH_ADD, 8);
+	KUNIT_EXPECT_EQ(test, local[0], 0x1000000000000005ULL);
+	KUNIT_EXPECT_EQ(test, *remote, 0x1000000000000015ULL);
+
+	srnic_dp_post(test, ctx, SRNIC_DP_A, IB_WR_ATOMIC_CMP_AND_SWP, 12,
+		      8, 8, 64, 0x1000000000000015ULL, 0xabcdULL);
+	KUNIT_ASSERT_EQ(test, srnic_dp_poll(ctx, SRNIC_DP_A, &wc, 1), 1);
+	srnic_dp_expect_wc(test, &wc, 12, IB_WC_COMP_SWAP, 8);
+	KUNIT_EXPECT_EQ(test, local[1], 0x1000000000000015ULL);
+	KUNIT_EXPECT_EQ(test, *remote, 0xabcdULL);
+
+	srnic_dp_post(test, ctx, SRNIC_DP_A, IB_WR_ATOMIC_CMP_AND_SWP, 13,
+		      16, 8, 64, 0x1234ULL, 0x5678ULL);
+	KUNIT_ASSERT_EQ(test, srnic_dp_poll(ctx, SRNIC_DP_A, &wc, 1), 1);
+	srnic_dp_expect_wc(test, &wc, 13, IB_WC_COMP_SWAP, 8);
+	KUNIT_EXPECT_EQ(test, local[2], 0xabcdULL);
+	KUNIT_EXPECT_EQ(test, *remote, 0xabcdULL);
+	/* Neighbours of the target untouched. */
+	KUNIT_EXPECT_EQ(test, *(remote - 1), 0);
+	KUNIT_EXPECT_EQ(test, *(remote + 1), 0);
+	KUNIT_ASSERT_TRUE(test, srnic_dp_settle(ctx->wire));
+	srnic_dp_expect_no_wc(test, ctx, SRNIC_DP_B);
+}
+
+/*
+ * Hold the wire, post a one-packet SEND, and deliver the request: B
+ * completes the receive and answers with an ACK, left on the wire.
+ * Returns the ACK; the request's PSN is in *@psn.
+ */
+static struct sk_buff *srnic_dp_send_until_ack(struct kunit *test,
+					       struct srnic_dp_ctx *ctx,
+					       u32 *psn)
+{
+	struct srnic_dp_wire *w = ctx->wire;
+	struct sk_buff *req, *ack;
+	struct ib_wc wc;
+
+	WRITE_ONCE(w->hold, true);
+	srnic_dp_fill(ctx, SRNIC_DP_A, 0, 100, 9);
+	srnic_dp_post_recv(test, ctx, SRNIC_DP_B, 20, 0, 200);
+	srnic_dp_post(test, ctx, SRNIC_DP_A, IB_WR_SEND, 21, 0, 100, 0, 0, 0);
+	KUNIT_ASSERT_EQ(test, srnic_dp_wait_held(w, 1), 1);
+	req = skb_dequeue(&w->held);
+	KUNIT_ASSERT_NOT_NULL(test, req);
+	KUNIT_EXPECT_EQ(test, srnic_dp_opcode(req), IB_OPCODE_RC_SEND_ONLY);
+	KUNIT_EXPECT_TRUE(test, srnic_bth_ackreq(srnic_dp_bth(req)));
+	*psn = srnic_dp_psn(req);
+	KUNIT_EXPECT_EQ(test, *psn, SRNIC_DP_PSN_A);
+	srnic_dp_inject(w, req);
+	KUNIT_ASSERT_TRUE(test, srnic_dp_settle(w));
+	KUNIT_ASSERT_EQ(test, srnic_dp_poll(ctx, SRNIC_DP_B, &wc, 1), 1);
+	srnic_dp_expect_wc(test, &wc, 20, IB_WC_RECV, 100);
+	SRNIC_DP_EXPECT_MEMEQ(test, ctx->buf[SRNIC_DP_B], ctx->buf[SRNIC_DP_A],
+			      100);
+
+	KUNIT_ASSERT_EQ(test, srnic_dp_wait_held(w, 1), 1);
+	ack = skb_dequeue(&w->held);
+	KUNIT_ASSERT_NOT_NULL(test, ack);
+	KUNIT_EXPECT_EQ(test, srnic_dp_opcode(ack), IB_OPCODE_RC_ACKNOWLEDGE);
+	KUNIT_EXPECT_EQ(test, srnic_dp_psn(ack), *psn);
+	KUNIT_EXPECT_EQ(test, srnic_bth_qpn(srnic_dp_bth(ack)),
+			ctx->qp[SRNIC_DP_A]->qp_num);
+	return ack;
+}
+
+/* The requester's WQE completes when, and only when, its ACK comes. */
+static void srnic_dp_ack_completes(struct kunit *test)
+{
+	struct srnic_dp_ctx *ctx = test->priv;
+	struct sk_buff *ack;
+	struct ib_wc wc;
+	u32 psn;
+
+	ack = srnic_dp_send_until_ack(test, ctx, &psn);
+	srnic_dp_expect_no_wc(test, ctx, SRNIC_DP_A);
+	KUNIT_EXPECT_EQ(test, srnic_dp_cnt(ctx, SRNIC_CNT_ACK_RCVD), 0);
+	srnic_dp_inject(ctx->wire, ack);
+	KUNIT_ASSERT_TRUE(test, srnic_dp_settle(ctx->wire));
+	KUNIT_ASSERT_EQ(test, srnic_dp_poll(ctx, SRNIC_DP_A, &wc, 1), 1);
+	srnic_dp_expect_wc(test, &wc, 21, IB_WC_SEND, 100);
+	KUNIT_EXPECT_EQ(test, srnic_dp_cnt(ctx, SRNIC_CNT_ACK_RCVD), 1);
+	KUNIT_EXPECT_EQ(test, srnic_dp_cnt(ctx, SRNIC_CNT_SENDS), 1);
+	KUNIT_EXPECT_EQ(test, skb_queue_len(&ctx->wire->held), 0);
+}
+
+/*
+ * Forged ACKs and NAKs for PSNs that were never sent, or that are already
+ * acknowledged, are dropped and counted; the WQE waits for the real ACK.
+ */
+static void srnic_dp_ack_out_of_window(struct kunit *test)
+{
+	struct srnic_dp_ctx *ctx = test->priv;
+	struct srnic_dp_wire *w = ctx->wire;
+	struct sk_buff *ack, *f;
+	struct ib_wc wc;
+	u32 psn;
+
+	ack = srnic_dp_send_until_ack(test, ctx, &psn);
+
+	/* An ACK beyond anything sent. */
+	f = srnic_dp_copy(test, ack);
+	srnic_bth_set_psn(srnic_dp_bth(f), srnic_psn_add(psn, 1000));
+	srnic_dp_icrc(f);
+	srnic_dp_inject(w, f);
+	/* A fatal NAK (remote access error) for the next, unsent PSN. */
+	f = srnic_dp_copy(test, ack);
+	srnic_bth_set_psn(srnic_dp_bth(f), srnic_psn_add(psn, 1));
+	srnic_aeth_set(srnic_dp_aeth(f),
+		       srnic_aeth_syn_nak(SRNIC_NAK_REM_ACCESS_ERR), 0);
+	srnic_dp_icrc(f);
+	srnic_dp_inject(w, f);
+	KUNIT_ASSERT_TRUE(test, srnic_dp_settle(w));
+	KUNIT_EXPECT_EQ(test, srnic_dp_cnt(ctx, SRNIC_CNT_ACK_OUT_OF_WINDOW), 2);
+	KUNIT_EXPECT_EQ(test, srnic_dp_cnt(ctx, SRNIC_CNT_ACK_RCVD), 0);
+	KUNIT_EXPECT_EQ(test, srnic_dp_cnt(ctx, SRNIC_CNT_ACCESS_NAK_RCVD), 0);
+	srnic_dp_expect_no_wc(test, ctx, SRNIC_DP_A);
+	KUNIT_EXPECT_EQ(test, srnic_dp_qp_state(ctx, SRNIC_DP_A), IB_QPS_RTS);
+
+	/* The real ACK completes the SEND... */
+	f = srnic_dp_copy(test, ack);
+	srnic_dp_inject(w, ack);
+	KUNIT_ASSERT_TRUE(test, srnic_dp_settle(w));
+	KUNIT_ASSERT_EQ(test, srnic_dp_poll(ctx, SRNIC_DP_A, &wc, 1), 1);
+	srnic_dp_expect_wc(test, &wc, 21, IB_WC_SEND, 100);
+
+	/* ...and a fatal NAK for that PSN, acknowledged since, is stale. */
+	srnic_aeth_set(srnic_dp_aeth(f),
+		       srnic_aeth_syn_nak(SRNIC_NAK_REM_ACCESS_ERR), 0);
+	srnic_dp_icrc(f);
+	srnic_dp_inject(w, f);
+	KUNIT_ASSERT_TRUE(test, srnic_dp_settle(w));
+	KUNIT_EXPECT_EQ(test, srnic_dp_cnt(ctx, SRNIC_CNT_ACK_OUT_OF_WINDOW), 3);
+	KUNIT_EXPECT_EQ(test, srnic_dp_cnt(ctx, SRNIC_CNT_ACCESS_NAK_RCVD), 0);
+	KUNIT_EXPECT_EQ(test, srnic_dp_qp_state(ctx, SRNIC_DP_A), IB_QPS_RTS);
+	srnic_dp_expect_no_wc(test, ctx, SRNIC_DP_A);
+}
+
+/*
+ * Two SENDs, the first lost: B NAKs the sequence error once, A goes back
+ * and sends both again, both complete in order with their data.
+ */
+static void srnic_dp_seq_nak(struct kunit *test)
+{
+	struct srnic_dp_ctx *ctx = test->priv;
+	struct srnic_dp_wire *w = ctx->wire;
+	struct sk_buff *first, *second, *nak;
+	struct ib_wc wc[2];
+	u8 syn;
+
+	WRITE_ONCE(w->hold, true);
+	srnic_dp_fill(ctx, SRNIC_DP_A, 0, 400, 11);
+	srnic_dp_post_recv(test, ctx, SRNIC_DP_B, 30, 0, 200);
+	srnic_dp_post_recv(test, ctx, SRNIC_DP_B, 31, 1000, 200);
+	srnic_dp_post(test, ctx, SRNIC_DP_A, IB_WR_SEND, 32, 0, 200, 0, 0, 0);
+	srnic_dp_post(test, ctx, SRNIC_DP_A, IB_WR_SEND, 33, 200, 200, 0, 0, 0);
+	KUNIT_ASSERT_EQ(test, srnic_dp_wait_held(w, 2), 2);
+	first = skb_dequeue(&w->held);
+	second = skb_dequeue(&w->held);
+	KUNIT_EXPECT_EQ(test, srnic_dp_psn(first), SRNIC_DP_PSN_A);
+	KUNIT_EXPECT_EQ(test, srnic_dp_psn(second),
+			srnic_psn_add(SRNIC_DP_PSN_A, 1));
+	kfree_skb(first);			/* lost */
+	srnic_dp_inject(w, second);
+	KUNIT_ASSERT_TRUE(test, srnic_dp_settle(w));
+	KUNIT_EXPECT_EQ(test, srnic_dp_cnt(ctx, SRNIC_CNT_OUT_OF_SEQ), 1);
+	KUNIT_EXPECT_EQ(test, srnic_dp_cnt(ctx, SRNIC_CNT_SEQ_NAK_SENT), 1);
+	KUNIT_EXPECT_EQ(test, srnic_dp_cnt(ctx, SRNIC_CNT_RECVS), 0);
+	srnic_dp_expect_no_wc(test, ctx, SRNIC_DP_B);
+
+	KUNIT_ASSERT_EQ(test, srnic_dp_wait_held(w, 1), 1);
+	nak = skb_dequeue(&w->held);
+	KUNIT_EXPECT_EQ(test, srnic_dp_opcode(nak), IB_OPCODE_RC_ACKNOWLEDGE);
+	KUNIT_EXPECT_EQ(test, srnic_dp_psn(nak), SRNIC_DP_PSN_A);
+	syn = srnic_aeth_syndrome(srnic_dp_aeth(nak));
+	KUNIT_EXPECT_EQ(test, syn, srnic_aeth_syn_nak(SRNIC_NAK_PSN_SEQ_ERR));
+	srnic_dp_inject(w, nak);
+	KUNIT_ASSERT_TRUE(test, srnic_dp_settle(w));
+	KUNIT_EXPECT_EQ(test, srnic_dp_cnt(ctx, SRNIC_CNT_SEQ_NAK_RCVD), 1);
+
+	/* Go-back-N: both again, from the lost one. */
+	KUNIT_ASSERT_EQ(test, srnic_dp_wait_held(w, 2), 2);
+	KUNIT_EXPECT_EQ(test, srnic_dp_psn(skb_peek(&w->held)),
+			SRNIC_DP_PSN_A);
+	KUNIT_EXPECT_GE(test, srnic_dp_cnt(ctx, SRNIC_CNT_RETRANSMITS), 1);
+	srnic_dp_release(w);
+
+	KUNIT_ASSERT_EQ(test, srnic_dp_poll(ctx, SRNIC_DP_B, wc, 2), 2);
+	srnic_dp_expect_wc(test, &wc[0], 30, IB_WC_RECV, 200);
+	srnic_dp_expect_wc(test, &wc[1], 31, IB_WC_RECV, 200);
+	SRNIC_DP_EXPECT_MEMEQ(test, ctx->buf[SRNIC_DP_B], ctx->buf[SRNIC_DP_A],
+			      200);
+	SRNIC_DP_EXPECT_MEMEQ(test, ctx->buf[SRNIC_DP_B] + 1000,
+			      ctx->buf[SRNIC_DP_A] + 200, 200);
+	KUNIT_ASSERT_EQ(test, srnic_dp_poll(ctx, SRNIC_DP_A, wc, 2), 2);
+	srnic_dp_expect_wc(test, &wc[0], 32, IB_WC_SEND, 200);
+	srnic_dp_expect_wc(test, &wc[1], 33, IB_WC_SEND, 200);
+	KUNIT_ASSERT_TRUE(test, srnic_dp_settle(w));
+	/* Still one NAK: the second, resent, was in order. */
+	KUNIT_EXPECT_EQ(test, srnic_dp_cnt(ctx, SRNIC_CNT_SEQ_NAK_SENT), 1);
+	KUNIT_EXPECT_EQ(test, srnic_dp_cnt(ctx, SRNIC_CNT_RECVS), 2);
+	srnic_dp_expect_no_wc(test, ctx, SRNIC_DP_B);
+}
+
+/*
+ * A SEND request delivered twice: one receive completes, the duplicate is
+ * counted and acknowledged again; its second ACK completes nothing more.
+ */
+static void srnic_dp_duplicate_send(struct kunit *test)
+{
+	struct srnic_dp_ctx *ctx = test->priv;
+	struct srnic_dp_wire *w = ctx->wire;
+	struct sk_buff *req;
+	struct ib_wc wc;
+
+	WRITE_ONCE(w->hold, true);
+	srnic_dp_fill(ctx, SRNIC_DP_A, 0, 300, 13);
+	srnic_dp_post_recv(test, ctx, SRNIC_DP_B, 40, 0, 300);
+	srnic_dp_post_recv(test, ctx, SRNIC_DP_B, 41, 1000, 300);
+	srnic_dp_post(test, ctx, SRNIC_DP_A, IB_WR_SEND, 42, 0, 300, 0, 0, 0);
+	KUNIT_ASSERT_EQ(test, srnic_dp_wait_held(w, 1), 1);
+	req = skb_dequeue(&w->held);
+	srnic_dp_inject(w, srnic_dp_copy(test, req));
+	srnic_dp_inject(w, req);
+	KUNIT_ASSERT_TRUE(test, srnic_dp_settle(w));
+	KUNIT_EXPECT_EQ(test, srnic_dp_cnt(ctx, SRNIC_CNT_DUP_REQUEST), 1);
+	KUNIT_EXPECT_EQ(test, srnic_dp_cnt(ctx, SRNIC_CNT_RECVS), 1);
+	KUNIT_EXPECT_EQ(test, srnic_dp_cnt(ctx, SRNIC_CNT_ACK_SENT), 2);
+	KUNIT_ASSERT_EQ(test, srnic_dp_wait_held(w, 2), 2);
+	srnic_dp_release(w);
+
+	KUNIT_ASSERT_EQ(test, srnic_dp_poll(ctx, SRNIC_DP_B, &wc, 1), 1);
+	srnic_dp_expect_wc(test, &wc, 40, IB_WC_RECV, 300);
+	SRNIC_DP_EXPECT_MEMEQ(test, ctx->buf[SRNIC_DP_B], ctx->buf[SRNIC_DP_A],
+			      300);
+	KUNIT_ASSERT_EQ(test, srnic_dp_poll(ctx, SRNIC_DP_A, &wc, 1), 1);
+	srnic_dp_expect_wc(test, &wc, 42, IB_WC_SEND, 300);
+	KUNIT_ASSERT_TRUE(test, srnic_dp_settle(w));
+	KUNIT_EXPECT_EQ(test, srnic_dp_cnt(ctx, SRNIC_CNT_ACK_RCVD), 2);
+	/* The second receive is still posted, untouched. */
+	srnic_dp_expect_no_wc(test, ctx, SRNIC_DP_B);
+	srnic_dp_expect_no_wc(test, ctx, SRNIC_DP_A);
+	KUNIT_EXPECT_EQ(test, ctx->buf[SRNIC_DP_B][1000], 0);
+}
+
+/*
+ * A READ request delivered again after it was answered: the responder
+ * replays the responses from its table, the requester places the first
+ * copy and ignores the second.
+ */
+static void srnic_dp_duplicate_read(struct kunit *test)
+{
+	struct srnic_dp_ctx *ctx = test->priv;
+	struct srnic_dp_wire *w = ctx->wire;
+	struct sk_buff *req;
+	struct ib_wc wc;
+
+	WRITE_ONCE(w->hold, true);
+	srnic_dp_fill(ctx, SRNIC_DP_B, 0, 2100, 17);
+	srnic_dp_post(test, ctx, SRNIC_DP_A, IB_WR_RDMA_READ, 50, 0, 2100, 0,
+		      0, 0);
+	KUNIT_ASSERT_EQ(test, srnic_dp_wait_held(w, 1), 1);
+	req = skb_dequeue(&w->held);
+	KUNIT_EXPECT_EQ(test, srnic_dp_opcode(req),
+			IB_OPCODE_RC_RDMA_READ_REQUEST);
+	srnic_dp_inject(w, srnic_dp_copy(test, req));
+	KUNIT_ASSERT_TRUE(test, srnic_dp_settle(w));
+	KUNIT_ASSERT_EQ(test, srnic_dp_wait_held(w, 3), 3);
+	srnic_dp_inject(w, req);
+	KUNIT_ASSERT_TRUE(test, srnic_dp_settle(w));
+	KUNIT_EXPECT_EQ(test, srnic_dp_cnt(ctx, SRNIC_CNT_DUP_REQUEST), 1);
+	KUNIT_ASSERT_EQ(test, srnic_dp_wait_held(w, 6), 6);
+	srnic_dp_release(w);
+
+	KUNIT_ASSERT_EQ(test, srnic_dp_poll(ctx, SRNIC_DP_A, &wc, 1), 1);
+	srnic_dp_expect_wc(test, &wc, 50, IB_WC_RDMA_READ, 2100);
+	SRNIC_DP_EXPECT_MEMEQ(test, ctx->buf[SRNIC_DP_A], ctx->buf[SRNIC_DP_B],
+			      2100);
+	KUNIT_ASSERT_TRUE(test, srnic_dp_settle(w));
+	srnic_dp_expect_no_wc(test, ctx, SRNIC_DP_A);
+	KUNIT_EXPECT_EQ(test, srnic_dp_qp_state(ctx, SRNIC_DP_A), IB_QPS_RTS);
+}
+
+/*
+ * Corrupt and truncated copies of a SEND request are dropped and counted
+ * before they reach the QP; the intact one is then taken as the first.
+ */
+static void srnic_dp_bad_packets(struct kunit *test)
+{
+	struct srnic_dp_ctx *ctx = test->priv;
+	struct srnic_dp_wire *w = ctx->wire;
+	unsigned int roce_off;
+	struct sk_buff *req, *f;
+	struct ib_wc wc;
+
+	WRITE_ONCE(w->hold, true);
+	srnic_dp_fill(ctx, SRNIC_DP_A, 0, 700, 19);
+	srnic_dp_post_recv(test, ctx, SRNIC_DP_B, 60, 0, 1000);
+	srnic_dp_post(test, ctx, SRNIC_DP_A, IB_WR_SEND, 61, 0, 700, 0, 0, 0);
+	KUNIT_ASSERT_EQ(test, srnic_dp_wait_held(w, 1), 1);
+	req = skb_dequeue(&w->held);
+	roce_off = ip_hdrlen(req) + sizeof(struct udphdr);
+
+	/* a payload byte flipped */
+	f = srnic_dp_copy(test, req);
+	f->data[roce_off + SRNIC_BTH_LEN + 10] ^= 0x40;
+	srnic_dp_inject(w, f);
+	/* the ICRC itself flipped */
+	f = srnic_dp_copy(test, req);
+	f->data[f->len - 1] ^= 0x01;
+	srnic_dp_inject(w, f);
+	/* the DestQP changed but the ICRC not recomputed */
+	f = srnic_dp_copy(test, req);
+	f->data[roce_off + 7] ^= 0x01;
+	srnic_dp_inject(w, f);
+	KUNIT_ASSERT_TRUE(test, srnic_dp_settle(w));
+	KUNIT_EXPECT_EQ(test, srnic_dp_cnt(ctx, SRNIC_CNT_RX_ICRC_ERR), 3);
+
+	/* cut short, the UDP length still the full one */
+	f = srnic_dp_copy(test, req);
+	skb_trim(f, roce_off + 20);
+	srnic_dp_inject(w, f);
+	/* cut to the BTH and a half ICRC, the UDP and IP lengths saying so */
+	f = srnic_dp_copy(test, req);
+	skb_trim(f, roce_off + SRNIC_BTH_LEN + 2);
+	udp_hdr(f)->len = htons(sizeof(struct udphdr) + SRNIC_BTH_LEN + 2);
+	ip_hdr(f)->tot_len = htons(f->len);
+	srnic_dp_inject(w, f);
+	/* no BTH at all: UDP header only */
+	f = srnic_dp_copy(test, req);
+	skb_trim(f, roce_off);
+	udp_hdr(f)->len = htons(sizeof(struct udphdr));
+	ip_hdr(f)->tot_len = htons(f->len);
+	srnic_dp_inject(w, f);
+	/* a bad transport version, with a good ICRC */
+	f = srnic_dp_copy(test, req);
+	f->data[roce_off + 1] |= 0x01;
+	srnic_dp_icrc(f);
+	srnic_dp_inject(w, f);
+	KUNIT_ASSERT_TRUE(test, srnic_dp_settle(w));
+	KUNIT_EXPECT_EQ(test, srnic_dp_cnt(ctx, SRNIC_CNT_RX_BAD_HDR), 4);
+	KUNIT_EXPECT_EQ(test, srnic_dp_cnt(ctx, SRNIC_CNT_RX_PACKETS), 0);
+	KUNIT_EXPECT_EQ(test, srnic_dp_cnt(ctx, SRNIC_CNT_RX_NO_QP), 0);
+	srnic_dp_expect_no_wc(test, ctx, SRNIC_DP_B);
+	KUNIT_EXPECT_EQ(test, ctx->buf[SRNIC_DP_B][0], 0);
+	/* B sent nothing: no ACK, no NAK. */
+	KUNIT_EXPECT_EQ(test, skb_queue_len(&w->held), 0);
+
+	srnic_dp_release(w);
+	srnic_dp_inject(w, req);
+	KUNIT_ASSERT_EQ(test, srnic_dp_poll(ctx, SRNIC_DP_B, &wc, 1), 1);
+	srnic_dp_expect_wc(test, &wc, 60, IB_WC_RECV, 700);
+	SRNIC_DP_EXPECT_MEMEQ(test, ctx->buf[SRNIC_DP_B], ctx->buf[SRNIC_DP_A],
+			      700);
+	KUNIT_ASSERT_EQ(test, srnic_dp_poll(ctx, SRNIC_DP_A, &wc, 1), 1);
+	srnic_dp_expect_wc(test, &wc, 61, IB_WC_SEND, 700);
+	KUNIT_ASSERT_TRUE(test, srnic_dp_settle(w));
+	KUNIT_EXPECT_EQ(test, srnic_dp_cnt(ctx, SRNIC_CNT_DUP_REQUEST), 0);
+	KUNIT_EXPECT_EQ(test, srnic_dp_cnt(ctx, SRNIC_CNT_OUT_OF_SEQ), 0);
+}
+
+struct srnic_dp_destroy {
+	struct work_struct	work;
+	struct ib_qp		*qp;
+	struct completion	done;
+};
+
+static void srnic_dp_destroy_work(struct work_struct *work)
+{
+	struct srnic_dp_destroy *d = container_of(work, typeof(*d), work);
+
+	ib_destroy_qp(d->qp);
+	complete(&d->done);
+}
+
+/*
+ * QP A is destroyed while its requests are still on the wire (counted in
+ * its transmit accounting, holding a reference): destroy waits for them.
+ * They reach B, which executes them and ACKs a QP that no longer exists.
+ */
+static void srnic_dp_destroy_in_flight(struct kunit *test)
+{
+	struct srnic_dp_ctx *ctx = test->priv;
+	struct srnic_dp_wire *w = ctx->wire;
+	struct srnic_dp_destroy d;
+	unsigned long left;
+	struct ib_wc wc;
+
+	WRITE_ONCE(w->hold, true);
+	srnic_dp_fill(ctx, SRNIC_DP_A, 0, 4000, 23);
+	srnic_dp_post_recv(test, ctx, SRNIC_DP_B, 70, 0, 500);
+	srnic_dp_post(test, ctx, SRNIC_DP_A, IB_WR_RDMA_WRITE, 71, 0, 3000,
+		      2000, 0, 0);
+	srnic_dp_post(test, ctx, SRNIC_DP_A, IB_WR_SEND, 72, 3000, 500, 0, 0,
+		      0);
+	/* 3 WRITE packets and the SEND */
+	KUNIT_ASSERT_EQ(test, srnic_dp_wait_held(w, 4), 4);
+
+	INIT_WORK_ONSTACK(&d.work, srnic_dp_destroy_work);
+	init_completion(&d.done);
+	d.qp = ctx->qp[SRNIC_DP_A];
+	ctx->qp[SRNIC_DP_A] = NULL;
+	schedule_work(&d.work);
+	/* Its packets still hold it. */
+	left = wait_for_completion_timeout(&d.done, msecs_to_jiffies(200));
+	KUNIT_EXPECT_EQ(test, left, 0);
+	srnic_dp_release(w);
+	left = wait_for_completion_timeout(&d.done,
+					   msecs_to_jiffies(SRNIC_DP_WAIT_MS));
+	KUNIT_EXPECT_GT(test, left, 0);
+	/* Never return with the work pending: it uses this stack. */
+	flush_work(&d.work);
+	destroy_work_on_stack(&d.work);
+
+	KUNIT_ASSERT_EQ(test, srnic_dp_poll(ctx, SRNIC_DP_B, &wc, 1), 1);
+	srnic_dp_expect_wc(test, &wc, 70, IB_WC_RECV, 500);
+	SRNIC_DP_EXPECT_MEMEQ(test, ctx->buf[SRNIC_DP_B],
+			      ctx->buf[SRNIC_DP_A] + 3000, 500);
+	SRNIC_DP_EXPECT_MEMEQ(test, ctx->buf[SRNIC_DP_B] + 2000,
+			      ctx->buf[SRNIC_DP_A], 3000);
+	KUNIT_ASSERT_TRUE(test, srnic_dp_settle(w));
+	/* B's ACK found no QP A. */
+	KUNIT_EXPECT_GE(test, srnic_dp_cnt(ctx, SRNIC_CNT_ACK_SENT), 1);
+	KUNIT_EXPECT_EQ(test, srnic_dp_cnt(ctx, SRNIC_CNT_RX_NO_QP),
+			srnic_dp_cnt(ctx, SRNIC_CNT_ACK_SENT));
+	KUNIT_EXPECT_EQ(test, srnic_dp_cnt(ctx, SRNIC_CNT_ACK_RCVD), 0);
+}
+
+/*
+ * QP B is destroyed while A's requests to it, and its own READ response,
+ * are on the wire: they are dropped as for no QP, and A, its READ
+ * answered, still completes.
+ */
+static void srnic_dp_destroy_receiver(struct kunit *test)
+{
+	struct srnic_dp_ctx *ctx = test->priv;
+	struct srnic_dp_wire *w = ctx->wire;
+	struct sk_buff *read_req;
+	struct ib_wc wc;
+	u32 held;
+
+	WRITE_ONCE(w->hold, true);
+	srnic_dp_fill(ctx, SRNIC_DP_B, 0, 800, 29);
+	srnic_dp_post(test, ctx, SRNIC_DP_A, IB_WR_RDMA_READ, 80, 0, 800, 0, 0,
+		      0);
+	KUNIT_ASSERT_EQ(test, srnic_dp_wait_held(w, 1), 1);
+	read_req = skb_dequeue(&w->held);
+	srnic_dp_inject(w, read_req);
+	KUNIT_ASSERT_TRUE(test, srnic_dp_settle(w));
+	/* the READ response */
+	KUNIT_ASSERT_EQ(test, srnic_dp_wait_held(w, 1), 1);
+	srnic_dp_post(test, ctx, SRNIC_DP_A, IB_WR_RDMA_WRITE, 81, 1000, 2500,
+		      1000, 0, 0);
+	held = srnic_dp_wait_held(w, 4);
+	KUNIT_ASSERT_EQ(test, held, 4);
+
+	/*
+	 * B's response has left B (a NIC sent it: destroy waits for what is
+	 * still in the local stack, srnic_dp_destroy_in_flight), not A yet.
+	 */
+	srnic_dp_orphan_held(w);
+	ib_destroy_qp(ctx->qp[SRNIC_DP_B]);
+	ctx->qp[SRNIC_DP_B] = NULL;
+	srnic_dp_release(w);
+	KUNIT_ASSERT_TRUE(test, srnic_dp_settle(w));
+
+	KUNIT_ASSERT_EQ(test, srnic_dp_poll(ctx, SRNIC_DP_A, &wc, 1), 1);
+	srnic_dp_expect_wc(test, &wc, 80, IB_WC_RDMA_READ, 800);
+	SRNIC_DP_EXPECT_MEMEQ(test, ctx->buf[SRNIC_DP_A], ctx->buf[SRNIC_DP_B],
+			      800);
+	/* The WRITE's three packets found no QP B; nothing was written. */
+	KUNIT_EXPECT_EQ(test, srnic_dp_cnt(ctx, SRNIC_CNT_RX_NO_QP), 3);
+	KUNIT_EXPECT_EQ(test, ctx->buf[SRNIC_DP_B][1000], 0);
+	srnic_dp_expect_no_wc(test, ctx, SRNIC_DP_A);
+}
+
+static struct kunit_case srnic_dp_cases[] = {
+	KUNIT_CASE(srnic_dp_send_recv),
+	KUNIT_CASE(srnic_dp_write),
+	KUNIT_CASE(srnic_dp_read),
+	KUNIT_CASE(srnic_dp_atomic),
+	KUNIT_CASE(srnic_dp_ack_completes),
+	KUNIT_CASE(srnic_dp_ack_out_of_window),
+	KUNIT_CASE(srnic_dp_seq_nak),
+	KUNIT_CASE(srnic_dp_duplicate_send),
+	KUNIT_CASE(srnic_dp_duplicate_read),
+	KUNIT_CASE(srnic_dp_bad_packets),
+	KUNIT_CASE(srnic_dp_destroy_in_flight),
+	KUNIT_CASE(srnic_dp_destroy_receiver),
+	{}
+};
+
+static struct kunit_suite srnic_dp_suite = {
+	.name = "srnic_dp",
+	.init = srnic_dp_init,
+	.exit = srnic_dp_exit,
+	.test_cases = srnic_dp_cases,
+};
+
+kunit_test_suite(srnic_dp_suite);
