@@ -23,8 +23,9 @@
  * RDMA READ, both atomics, an ACK completing the requester's WQE, a PSN
  * sequence NAK and the go-back-N that follows, duplicate SEND and READ
  * requests, ACKs and NAKs outside the window (dropped and counted), bad
- * ICRC and truncated packets (dropped and counted), and QP destruction
- * with packets of the QP still on the wire.
+ * ICRC and truncated packets (dropped and counted), RNR NAK and the RNR
+ * timer, a loss recovered by the retransmit timer (which then stays
+ * quiet), and QP destruction with packets of the QP still on the wire.
  *
  * Any lock-order or memory error is a splat in the log, which
  * tests/kunit/kunit_count.py counts as a failure.
@@ -1083,6 +1084,104 @@ static void srnic_dp_bad_packets(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, srnic_dp_cnt(ctx, SRNIC_CNT_OUT_OF_SEQ), 0);
 }
 
+/* Wait until counter @c has moved by at least @n; return what it moved. */
+static u64 srnic_dp_wait_cnt(struct srnic_dp_ctx *ctx, enum srnic_counter c,
+			     u64 n)
+{
+	int ms;
+
+	for (ms = 0; ms < SRNIC_DP_WAIT_MS && srnic_dp_cnt(ctx, c) < n; ms++)
+		usleep_range(1000, 2000);
+	return srnic_dp_cnt(ctx, c);
+}
+
+/*
+ * A SEND that finds no receive is RNR NAKed; the RNR timer (softirq) sends
+ * it again until a receive is posted, then it completes once.
+ */
+static void srnic_dp_rnr_retry(struct kunit *test)
+{
+	struct srnic_dp_ctx *ctx = test->priv;
+	struct ib_wc wc;
+
+	srnic_dp_fill(ctx, SRNIC_DP_A, 0, 100, 31);
+	srnic_dp_post(test, ctx, SRNIC_DP_A, IB_WR_SEND, 90, 0, 100, 0, 0, 0);
+	/* Two NAKs: the RNR timer sent it again at least once. */
+	KUNIT_EXPECT_GE(test, srnic_dp_wait_cnt(ctx, SRNIC_CNT_RNR_NAK_RCVD, 2),
+			2);
+	KUNIT_EXPECT_EQ(test, srnic_dp_cnt(ctx, SRNIC_CNT_RECVS), 0);
+	srnic_dp_expect_no_wc(test, ctx, SRNIC_DP_A);
+	srnic_dp_expect_no_wc(test, ctx, SRNIC_DP_B);
+
+	srnic_dp_post_recv(test, ctx, SRNIC_DP_B, 91, 0, 100);
+	KUNIT_ASSERT_EQ(test, srnic_dp_poll(ctx, SRNIC_DP_B, &wc, 1), 1);
+	srnic_dp_expect_wc(test, &wc, 91, IB_WC_RECV, 100);
+	SRNIC_DP_EXPECT_MEMEQ(test, ctx->buf[SRNIC_DP_B], ctx->buf[SRNIC_DP_A],
+			      100);
+	KUNIT_ASSERT_EQ(test, srnic_dp_poll(ctx, SRNIC_DP_A, &wc, 1), 1);
+	srnic_dp_expect_wc(test, &wc, 90, IB_WC_SEND, 100);
+	KUNIT_ASSERT_TRUE(test, srnic_dp_settle(ctx->wire));
+	KUNIT_EXPECT_EQ(test, srnic_dp_cnt(ctx, SRNIC_CNT_RNR_NAK_SENT),
+			srnic_dp_cnt(ctx, SRNIC_CNT_RNR_NAK_RCVD));
+	KUNIT_EXPECT_EQ(test, srnic_dp_cnt(ctx, SRNIC_CNT_RNR_RETRY_EXCEEDED), 0);
+	KUNIT_EXPECT_EQ(test, srnic_dp_cnt(ctx, SRNIC_CNT_RECVS), 1);
+	KUNIT_EXPECT_EQ(test, srnic_dp_qp_state(ctx, SRNIC_DP_A), IB_QPS_RTS);
+}
+
+/*
+ * A lost SEND with a retransmit timeout: the timer (softirq) sends it
+ * again, it completes, and once nothing is outstanding the timer stays
+ * quiet.
+ */
+static void srnic_dp_retransmit_timeout(struct kunit *test)
+{
+	struct srnic_dp_ctx *ctx = test->priv;
+	struct srnic_qp *qa = to_srnic_qp(ctx->qp[SRNIC_DP_A]);
+	struct srnic_dp_wire *w = ctx->wire;
+	struct sk_buff *skb;
+	struct ib_wc wc;
+	u64 timeouts;
+
+	/*
+	 * The fixture's QPs have no timeout, and RTS->RTS cannot set one:
+	 * 4.096 us << 12 = 17 ms, as modify_qp would have stored it.
+	 */
+	spin_lock_bh(&qa->state_lock);
+	qa->attr.timeout = 12;
+	spin_unlock_bh(&qa->state_lock);
+
+	WRITE_ONCE(w->hold, true);
+	srnic_dp_fill(ctx, SRNIC_DP_A, 0, 100, 37);
+	srnic_dp_post_recv(test, ctx, SRNIC_DP_B, 95, 0, 100);
+	srnic_dp_post(test, ctx, SRNIC_DP_A, IB_WR_SEND, 96, 0, 100, 0, 0, 0);
+	KUNIT_ASSERT_EQ(test, srnic_dp_wait_held(w, 1), 1);
+	kfree_skb(skb_dequeue(&w->held));	/* lost */
+	KUNIT_ASSERT_GE(test, srnic_dp_wait_held(w, 1), 1);
+	skb = skb_peek(&w->held);
+	KUNIT_EXPECT_EQ(test, srnic_dp_psn(skb), SRNIC_DP_PSN_A);
+	KUNIT_EXPECT_GE(test, srnic_dp_cnt(ctx, SRNIC_CNT_RETRANS_TIMEOUTS), 1);
+	KUNIT_EXPECT_GE(test, srnic_dp_cnt(ctx, SRNIC_CNT_RETRANSMITS), 1);
+	srnic_dp_release(w);
+
+	KUNIT_ASSERT_EQ(test, srnic_dp_poll(ctx, SRNIC_DP_B, &wc, 1), 1);
+	srnic_dp_expect_wc(test, &wc, 95, IB_WC_RECV, 100);
+	SRNIC_DP_EXPECT_MEMEQ(test, ctx->buf[SRNIC_DP_B], ctx->buf[SRNIC_DP_A],
+			      100);
+	KUNIT_ASSERT_EQ(test, srnic_dp_poll(ctx, SRNIC_DP_A, &wc, 1), 1);
+	srnic_dp_expect_wc(test, &wc, 96, IB_WC_SEND, 100);
+	KUNIT_ASSERT_TRUE(test, srnic_dp_settle(w));
+
+	/* Idle: several timeouts' worth of time, and no timer fires. */
+	timeouts = srnic_dp_cnt(ctx, SRNIC_CNT_RETRANS_TIMEOUTS);
+	msleep(200);
+	KUNIT_EXPECT_EQ(test, srnic_dp_cnt(ctx, SRNIC_CNT_RETRANS_TIMEOUTS),
+			timeouts);
+	KUNIT_ASSERT_TRUE(test, srnic_dp_settle(w));
+	srnic_dp_expect_no_wc(test, ctx, SRNIC_DP_A);
+	srnic_dp_expect_no_wc(test, ctx, SRNIC_DP_B);
+	KUNIT_EXPECT_EQ(test, srnic_dp_cnt(ctx, SRNIC_CNT_RECVS), 1);
+}
+
 struct srnic_dp_destroy {
 	struct work_struct	work;
 	struct ib_qp		*qp;
@@ -1209,6 +1308,8 @@ static struct kunit_case srnic_dp_cases[] = {
 	KUNIT_CASE(srnic_dp_duplicate_send),
 	KUNIT_CASE(srnic_dp_duplicate_read),
 	KUNIT_CASE(srnic_dp_bad_packets),
+	KUNIT_CASE(srnic_dp_rnr_retry),
+	KUNIT_CASE(srnic_dp_retransmit_timeout),
 	KUNIT_CASE(srnic_dp_destroy_in_flight),
 	KUNIT_CASE(srnic_dp_destroy_receiver),
 	{}
