@@ -331,8 +331,8 @@ static int srnic_dp_find_gid(struct srnic_dp_ctx *ctx)
 	return -ETIMEDOUT;
 }
 
-static int srnic_dp_modify(struct srnic_dp_ctx *ctx, int i, int peer,
-			   u32 dip, u32 sq_psn, u32 rq_psn)
+static int srnic_dp_modify(struct srnic_dp_ctx *ctx, struct ib_qp *qp,
+			   u32 dest_qpn, u32 dip, u32 sq_psn, u32 rq_psn)
 {
 	struct ib_qp_attr attr = {};
 	union ib_gid dgid;
@@ -343,7 +343,7 @@ static int srnic_dp_modify(struct srnic_dp_ctx *ctx, int i, int peer,
 	attr.port_num = SRNIC_PORT_NUM;
 	attr.qp_access_flags = IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE |
 			       IB_ACCESS_REMOTE_READ | IB_ACCESS_REMOTE_ATOMIC;
-	err = ib_modify_qp(ctx->qp[i], &attr, IB_QP_STATE | IB_QP_PKEY_INDEX |
+	err = ib_modify_qp(qp, &attr, IB_QP_STATE | IB_QP_PKEY_INDEX |
 			   IB_QP_PORT | IB_QP_ACCESS_FLAGS);
 	if (err)
 		return err;
@@ -355,11 +355,11 @@ static int srnic_dp_modify(struct srnic_dp_ctx *ctx, int i, int peer,
 	srnic_dp_v4_gid(&dgid, dip);
 	rdma_ah_set_grh(&attr.ah_attr, &dgid, 0, ctx->sgid_index, 64, 0);
 	attr.path_mtu = IB_MTU_1024;
-	attr.dest_qp_num = ctx->qp[peer]->qp_num;
+	attr.dest_qp_num = dest_qpn;
 	attr.rq_psn = rq_psn;
 	attr.max_dest_rd_atomic = 4;
 	attr.min_rnr_timer = 1;
-	err = ib_modify_qp(ctx->qp[i], &attr, IB_QP_STATE | IB_QP_AV |
+	err = ib_modify_qp(qp, &attr, IB_QP_STATE | IB_QP_AV |
 			   IB_QP_PATH_MTU | IB_QP_DEST_QPN | IB_QP_RQ_PSN |
 			   IB_QP_MAX_DEST_RD_ATOMIC | IB_QP_MIN_RNR_TIMER);
 	if (err)
@@ -373,7 +373,7 @@ static int srnic_dp_modify(struct srnic_dp_ctx *ctx, int i, int peer,
 	attr.retry_cnt = 7;
 	attr.rnr_retry = 7;
 	attr.max_rd_atomic = 4;
-	return ib_modify_qp(ctx->qp[i], &attr, IB_QP_STATE | IB_QP_SQ_PSN |
+	return ib_modify_qp(qp, &attr, IB_QP_STATE | IB_QP_SQ_PSN |
 			    IB_QP_TIMEOUT | IB_QP_RETRY_CNT | IB_QP_RNR_RETRY |
 			    IB_QP_MAX_QP_RD_ATOMIC);
 }
@@ -408,11 +408,13 @@ static int srnic_dp_make_qps(struct kunit *test, struct srnic_dp_ctx *ctx)
 			return err;
 		}
 	}
-	err = srnic_dp_modify(ctx, SRNIC_DP_A, SRNIC_DP_B, SRNIC_DP_IP_PEER_A,
+	err = srnic_dp_modify(ctx, ctx->qp[SRNIC_DP_A],
+			      ctx->qp[SRNIC_DP_B]->qp_num, SRNIC_DP_IP_PEER_A,
 			      SRNIC_DP_PSN_A, SRNIC_DP_PSN_B);
 	if (err)
 		return err;
-	return srnic_dp_modify(ctx, SRNIC_DP_B, SRNIC_DP_A, SRNIC_DP_IP_PEER_B,
+	return srnic_dp_modify(ctx, ctx->qp[SRNIC_DP_B],
+			       ctx->qp[SRNIC_DP_A]->qp_num, SRNIC_DP_IP_PEER_B,
 			       SRNIC_DP_PSN_B, SRNIC_DP_PSN_A);
 }
 
@@ -1297,6 +1299,139 @@ static void srnic_dp_destroy_receiver(struct kunit *test)
 	srnic_dp_expect_no_wc(test, ctx, SRNIC_DP_A);
 }
 
+/* ------------------------------------------------------------ drain */
+
+static const enum ib_poll_context srnic_dp_poll_ctxs[] = {
+	IB_POLL_DIRECT, IB_POLL_SOFTIRQ, IB_POLL_WORKQUEUE,
+};
+
+static void srnic_dp_poll_ctx_desc(const enum ib_poll_context *p, char *desc)
+{
+	static const char * const names[] = {
+		[IB_POLL_DIRECT] = "direct",
+		[IB_POLL_SOFTIRQ] = "softirq",
+		[IB_POLL_WORKQUEUE] = "workqueue",
+	};
+
+	strscpy(desc, names[*p], KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(srnic_dp_poll_ctx, srnic_dp_poll_ctxs, srnic_dp_poll_ctx_desc);
+
+/* The work requests of a drained QP, completed through ib_cqe. */
+struct srnic_dp_flushed {
+	struct ib_cqe		cqe;
+	atomic_t		n;
+	atomic_t		not_flush;	/* status other than FLUSH_ERR */
+};
+
+static void srnic_dp_flushed_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct srnic_dp_flushed *f = container_of(wc->wr_cqe, typeof(*f), cqe);
+
+	if (wc->status != IB_WC_WR_FLUSH_ERR)
+		atomic_inc(&f->not_flush);
+	atomic_inc(&f->n);
+}
+
+struct srnic_dp_drain {
+	struct work_struct	work;
+	struct ib_qp		*qp;
+	struct completion	done;
+};
+
+static void srnic_dp_drain_work(struct work_struct *work)
+{
+	struct srnic_dp_drain *d = container_of(work, typeof(*d), work);
+
+	ib_drain_qp(d->qp);
+	complete(&d->done);
+}
+
+/*
+ * A kernel ULP's teardown: ib_drain_qp() on a QP with a SEND on the wire
+ * and two receives posted, its CQ polled directly, in softirq or from a
+ * workqueue. It returns; each request completes once, flushed.
+ */
+static void srnic_dp_drain(struct kunit *test)
+{
+	const enum ib_poll_context *poll_ctx = test->param_value;
+	struct srnic_dp_ctx *ctx = test->priv;
+	struct srnic_dp_flushed f = { .cqe.done = srnic_dp_flushed_done };
+	struct ib_qp_init_attr init = {};
+	struct srnic_dp_drain d;
+	struct ib_sge sge = {
+		.addr = srnic_dp_va(ctx, SRNIC_DP_A, 0),
+		.length = 64,
+		.lkey = ctx->mr->lkey,
+	};
+	struct ib_recv_wr rwr = {
+		.wr_cqe = &f.cqe,
+		.sg_list = &sge,
+		.num_sge = 1,
+	};
+	struct ib_send_wr swr = {
+		.wr_cqe = &f.cqe,
+		.opcode = IB_WR_SEND,
+		.sg_list = &sge,
+		.num_sge = 1,
+	};
+	const struct ib_recv_wr *bad_rwr;
+	const struct ib_send_wr *bad_swr;
+	unsigned long left;
+	struct ib_cq *cq;
+	struct ib_qp *qp;
+
+	atomic_set(&f.n, 0);
+	atomic_set(&f.not_flush, 0);
+	cq = ib_alloc_cq(ctx->ibdev, NULL, 16, 0, *poll_ctx);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(cq));
+	init.qp_type = IB_QPT_RC;
+	init.sq_sig_type = IB_SIGNAL_ALL_WR;
+	init.cap.max_send_wr = 4;
+	init.cap.max_recv_wr = 4;
+	init.cap.max_send_sge = 1;
+	init.cap.max_recv_sge = 1;
+	init.send_cq = cq;
+	init.recv_cq = cq;
+	qp = ib_create_qp(ctx->pd, &init);
+	if (IS_ERR(qp)) {
+		ib_free_cq(cq);
+		KUNIT_ASSERT_FALSE(test, IS_ERR(qp));
+	}
+	KUNIT_EXPECT_EQ(test, srnic_dp_modify(ctx, qp,
+					      ctx->qp[SRNIC_DP_B]->qp_num,
+					      SRNIC_DP_IP_PEER_A, 1, 1), 0);
+
+	WRITE_ONCE(ctx->wire->hold, true);
+	KUNIT_EXPECT_EQ(test, ib_post_recv(qp, &rwr, &bad_rwr), 0);
+	KUNIT_EXPECT_EQ(test, ib_post_recv(qp, &rwr, &bad_rwr), 0);
+	KUNIT_EXPECT_EQ(test, ib_post_send(qp, &swr, &bad_swr), 0);
+	KUNIT_EXPECT_EQ(test, srnic_dp_wait_held(ctx->wire, 1), 1);
+
+	INIT_WORK_ONSTACK(&d.work, srnic_dp_drain_work);
+	init_completion(&d.done);
+	d.qp = qp;
+	schedule_work(&d.work);
+	left = wait_for_completion_timeout(&d.done,
+					   msecs_to_jiffies(SRNIC_DP_WAIT_MS));
+	KUNIT_EXPECT_GT_MSG(test, left, 0, "ib_drain_qp() hangs");
+	/* Never return with the work pending (if it hangs, so do we). */
+	flush_work(&d.work);
+	destroy_work_on_stack(&d.work);
+
+	KUNIT_EXPECT_EQ(test, atomic_read(&f.n), 3);
+	KUNIT_EXPECT_EQ(test, atomic_read(&f.not_flush), 0);
+	KUNIT_EXPECT_EQ(test, srnic_qp_state(to_srnic_qp(qp)), IB_QPS_ERR);
+
+	/* The SEND on the wire holds the QP: let it go first. */
+	WRITE_ONCE(ctx->wire->dead, true);
+	srnic_dp_purge(ctx->wire);
+	ib_destroy_qp(qp);
+	ib_free_cq(cq);
+	KUNIT_EXPECT_EQ(test, atomic_read(&f.n), 3);
+}
+
 static struct kunit_case srnic_dp_cases[] = {
 	KUNIT_CASE(srnic_dp_send_recv),
 	KUNIT_CASE(srnic_dp_write),
@@ -1312,6 +1447,7 @@ static struct kunit_case srnic_dp_cases[] = {
 	KUNIT_CASE(srnic_dp_retransmit_timeout),
 	KUNIT_CASE(srnic_dp_destroy_in_flight),
 	KUNIT_CASE(srnic_dp_destroy_receiver),
+	KUNIT_CASE_PARAM(srnic_dp_drain, srnic_dp_poll_ctx_gen_params),
 	{}
 };
 
