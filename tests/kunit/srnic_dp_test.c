@@ -1184,6 +1184,108 @@ static void srnic_dp_retransmit_timeout(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, srnic_dp_cnt(ctx, SRNIC_CNT_RECVS), 1);
 }
 
+/* Take the @n packets held, in order, into @skb[]. */
+static void srnic_dp_take(struct kunit *test, struct srnic_dp_wire *w,
+			  struct sk_buff **skb, u32 n)
+{
+	u32 i;
+
+	KUNIT_ASSERT_EQ(test, srnic_dp_wait_held(w, n), n);
+	for (i = 0; i < n; i++)
+		skb[i] = skb_dequeue(&w->held);
+}
+
+/*
+ * A 4000-byte SEND whose packets arrive FIRST, MIDDLE 2, MIDDLE 1, LAST:
+ * the responder places the MIDDLE that came early, sends no NAK, and the
+ * receive completes once with the data in place.
+ */
+static void srnic_dp_send_reordered(struct kunit *test)
+{
+	struct srnic_dp_ctx *ctx = test->priv;
+	struct srnic_dp_wire *w = ctx->wire;
+	static const int order[] = { 0, 2, 1, 3 };
+	struct sk_buff *p[4];
+	struct ib_wc wc;
+	int i;
+
+	WRITE_ONCE(w->hold, true);
+	srnic_dp_fill(ctx, SRNIC_DP_A, 0, 4000, 41);
+	srnic_dp_post_recv(test, ctx, SRNIC_DP_B, 100, 0, 4096);
+	srnic_dp_post(test, ctx, SRNIC_DP_A, IB_WR_SEND, 101, 0, 4000, 0, 0,
+		      0);
+	srnic_dp_take(test, w, p, 4);
+	KUNIT_EXPECT_EQ(test, srnic_dp_opcode(p[0]), IB_OPCODE_RC_SEND_FIRST);
+	KUNIT_EXPECT_EQ(test, srnic_dp_opcode(p[2]), IB_OPCODE_RC_SEND_MIDDLE);
+	KUNIT_EXPECT_EQ(test, srnic_dp_opcode(p[3]), IB_OPCODE_RC_SEND_LAST);
+	for (i = 0; i < ARRAY_SIZE(order); i++)
+		srnic_dp_inject(w, p[order[i]]);
+	KUNIT_ASSERT_TRUE(test, srnic_dp_settle(w));
+	KUNIT_EXPECT_EQ(test, srnic_dp_cnt(ctx, SRNIC_CNT_REQ_OOO), 1);
+	KUNIT_EXPECT_EQ(test, srnic_dp_cnt(ctx, SRNIC_CNT_SEQ_NAK_SENT), 0);
+	KUNIT_ASSERT_EQ(test, srnic_dp_poll(ctx, SRNIC_DP_B, &wc, 1), 1);
+	srnic_dp_expect_wc(test, &wc, 100, IB_WC_RECV, 4000);
+	SRNIC_DP_EXPECT_MEMEQ(test, ctx->buf[SRNIC_DP_B], ctx->buf[SRNIC_DP_A],
+			      4000);
+	KUNIT_EXPECT_EQ(test, ctx->buf[SRNIC_DP_B][4000], 0);
+
+	srnic_dp_release(w);
+	KUNIT_ASSERT_EQ(test, srnic_dp_poll(ctx, SRNIC_DP_A, &wc, 1), 1);
+	srnic_dp_expect_wc(test, &wc, 101, IB_WC_SEND, 4000);
+	KUNIT_ASSERT_TRUE(test, srnic_dp_settle(w));
+	KUNIT_EXPECT_EQ(test, srnic_dp_cnt(ctx, SRNIC_CNT_RETRANSMITS), 0);
+	KUNIT_EXPECT_EQ(test, srnic_dp_cnt(ctx, SRNIC_CNT_RECVS), 1);
+	srnic_dp_expect_no_wc(test, ctx, SRNIC_DP_B);
+}
+
+/*
+ * A 3000-byte READ whose responses arrive 1, 3, 2: the requester places
+ * the third ahead, asks once for the rest (the last one came after a
+ * hole), the second fills the hole and the READ completes; the answer to
+ * the second ask is a duplicate. One completion, the data intact.
+ */
+static void srnic_dp_read_reordered(struct kunit *test)
+{
+	struct srnic_dp_ctx *ctx = test->priv;
+	struct srnic_dp_wire *w = ctx->wire;
+	struct sk_buff *p[3], *req;
+	struct ib_wc wc;
+
+	WRITE_ONCE(w->hold, true);
+	srnic_dp_fill(ctx, SRNIC_DP_B, 0, 3000, 43);
+	srnic_dp_post(test, ctx, SRNIC_DP_A, IB_WR_RDMA_READ, 110, 0, 3000, 0,
+		      0, 0);
+	srnic_dp_take(test, w, &req, 1);
+	srnic_dp_inject(w, req);
+	KUNIT_ASSERT_TRUE(test, srnic_dp_settle(w));
+	srnic_dp_take(test, w, p, 3);
+	KUNIT_EXPECT_EQ(test, srnic_dp_opcode(p[2]),
+			IB_OPCODE_RC_RDMA_READ_RESPONSE_LAST);
+	srnic_dp_inject(w, p[0]);
+	srnic_dp_inject(w, p[2]);
+	KUNIT_ASSERT_TRUE(test, srnic_dp_settle(w));
+	KUNIT_EXPECT_EQ(test, srnic_dp_cnt(ctx, SRNIC_CNT_READ_RESP_OOO), 1);
+	KUNIT_EXPECT_EQ(test, srnic_dp_cnt(ctx, SRNIC_CNT_READ_GAP_RETRY), 1);
+	srnic_dp_expect_no_wc(test, ctx, SRNIC_DP_A);
+	srnic_dp_inject(w, p[1]);
+	KUNIT_ASSERT_TRUE(test, srnic_dp_settle(w));
+	KUNIT_ASSERT_EQ(test, srnic_dp_poll(ctx, SRNIC_DP_A, &wc, 1), 1);
+	srnic_dp_expect_wc(test, &wc, 110, IB_WC_RDMA_READ, 3000);
+	SRNIC_DP_EXPECT_MEMEQ(test, ctx->buf[SRNIC_DP_A], ctx->buf[SRNIC_DP_B],
+			      3000);
+
+	/* The second ask, and its answer: nothing more completes. */
+	srnic_dp_release(w);
+	KUNIT_ASSERT_TRUE(test, srnic_dp_settle(w));
+	KUNIT_ASSERT_TRUE(test, srnic_dp_settle(w));
+	srnic_dp_expect_no_wc(test, ctx, SRNIC_DP_A);
+	KUNIT_EXPECT_EQ(test, srnic_dp_cnt(ctx, SRNIC_CNT_READ_GAP_RETRY), 1);
+	KUNIT_EXPECT_EQ(test, srnic_dp_qp_state(ctx, SRNIC_DP_A), IB_QPS_RTS);
+	SRNIC_DP_EXPECT_MEMEQ(test, ctx->buf[SRNIC_DP_A], ctx->buf[SRNIC_DP_B],
+			      3000);
+	KUNIT_EXPECT_EQ(test, ctx->buf[SRNIC_DP_A][3000], 0);
+}
+
 struct srnic_dp_destroy {
 	struct work_struct	work;
 	struct ib_qp		*qp;
@@ -1442,6 +1544,8 @@ static struct kunit_case srnic_dp_cases[] = {
 	KUNIT_CASE(srnic_dp_seq_nak),
 	KUNIT_CASE(srnic_dp_duplicate_send),
 	KUNIT_CASE(srnic_dp_duplicate_read),
+	KUNIT_CASE(srnic_dp_send_reordered),
+	KUNIT_CASE(srnic_dp_read_reordered),
 	KUNIT_CASE(srnic_dp_bad_packets),
 	KUNIT_CASE(srnic_dp_rnr_retry),
 	KUNIT_CASE(srnic_dp_retransmit_timeout),
