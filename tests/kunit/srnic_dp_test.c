@@ -1286,6 +1286,54 @@ static void srnic_dp_read_reordered(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, ctx->buf[SRNIC_DP_A][3000], 0);
 }
 
+/*
+ * A WRITE with a wrong rkey: B NAKs it (remote access error) and goes to
+ * the error state, flushing its receive; A completes the WRITE with
+ * REM_ACCESS_ERR, goes to the error state and flushes the SEND behind it.
+ * Both error paths run from the receive softirq.
+ */
+static void srnic_dp_remote_access_error(struct kunit *test)
+{
+	struct srnic_dp_ctx *ctx = test->priv;
+	struct ib_rdma_wr rwr = {};
+	struct ib_sge sge = {
+		.addr = srnic_dp_va(ctx, SRNIC_DP_A, 0),
+		.length = 100,
+		.lkey = ctx->mr->lkey,
+	};
+	const struct ib_send_wr *bad;
+	struct ib_wc wc[2];
+
+	srnic_dp_post_recv(test, ctx, SRNIC_DP_B, 120, 0, 100);
+	rwr.wr.wr_id = 121;
+	rwr.wr.opcode = IB_WR_RDMA_WRITE;
+	rwr.wr.sg_list = &sge;
+	rwr.wr.num_sge = 1;
+	rwr.remote_addr = srnic_dp_va(ctx, SRNIC_DP_B, 0);
+	rwr.rkey = ctx->mr->rkey ^ 0x80;	/* another key byte */
+	KUNIT_ASSERT_EQ(test, ib_post_send(ctx->qp[SRNIC_DP_A], &rwr.wr, &bad),
+			0);
+	srnic_dp_post(test, ctx, SRNIC_DP_A, IB_WR_SEND, 122, 0, 100, 0, 0, 0);
+
+	KUNIT_ASSERT_EQ(test, srnic_dp_poll(ctx, SRNIC_DP_A, wc, 2), 2);
+	KUNIT_EXPECT_EQ(test, wc[0].wr_id, 121);
+	KUNIT_EXPECT_EQ(test, wc[0].status, IB_WC_REM_ACCESS_ERR);
+	KUNIT_EXPECT_EQ(test, wc[1].wr_id, 122);
+	KUNIT_EXPECT_EQ(test, wc[1].status, IB_WC_WR_FLUSH_ERR);
+	KUNIT_ASSERT_EQ(test, srnic_dp_poll(ctx, SRNIC_DP_B, wc, 1), 1);
+	KUNIT_EXPECT_EQ(test, wc[0].wr_id, 120);
+	KUNIT_EXPECT_EQ(test, wc[0].status, IB_WC_WR_FLUSH_ERR);
+	KUNIT_ASSERT_TRUE(test, srnic_dp_settle(ctx->wire));
+	KUNIT_EXPECT_EQ(test, srnic_dp_qp_state(ctx, SRNIC_DP_A), IB_QPS_ERR);
+	KUNIT_EXPECT_EQ(test, srnic_dp_qp_state(ctx, SRNIC_DP_B), IB_QPS_ERR);
+	KUNIT_EXPECT_EQ(test, srnic_dp_cnt(ctx, SRNIC_CNT_ACCESS_NAK_SENT), 1);
+	KUNIT_EXPECT_EQ(test, srnic_dp_cnt(ctx, SRNIC_CNT_ACCESS_NAK_RCVD), 1);
+	KUNIT_EXPECT_EQ(test, srnic_dp_cnt(ctx, SRNIC_CNT_RECVS), 0);
+	KUNIT_EXPECT_EQ(test, ctx->buf[SRNIC_DP_B][0], 0);
+	srnic_dp_expect_no_wc(test, ctx, SRNIC_DP_A);
+	srnic_dp_expect_no_wc(test, ctx, SRNIC_DP_B);
+}
+
 struct srnic_dp_destroy {
 	struct work_struct	work;
 	struct ib_qp		*qp;
@@ -1546,6 +1594,7 @@ static struct kunit_case srnic_dp_cases[] = {
 	KUNIT_CASE(srnic_dp_duplicate_read),
 	KUNIT_CASE(srnic_dp_send_reordered),
 	KUNIT_CASE(srnic_dp_read_reordered),
+	KUNIT_CASE(srnic_dp_remote_access_error),
 	KUNIT_CASE(srnic_dp_bad_packets),
 	KUNIT_CASE(srnic_dp_rnr_retry),
 	KUNIT_CASE(srnic_dp_retransmit_timeout),
