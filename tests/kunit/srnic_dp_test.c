@@ -22,10 +22,12 @@
  * Covered: SEND into a posted receive (across a PSN wrap), RDMA WRITE,
  * RDMA READ, both atomics, an ACK completing the requester's WQE, a PSN
  * sequence NAK and the go-back-N that follows, duplicate SEND and READ
- * requests, ACKs and NAKs outside the window (dropped and counted), bad
- * ICRC and truncated packets (dropped and counted), RNR NAK and the RNR
- * timer, a loss recovered by the retransmit timer (which then stays
- * quiet), and QP destruction with packets of the QP still on the wire.
+ * requests, reordered SEND packets and READ responses, ACKs and NAKs
+ * outside the window (dropped and counted), bad ICRC and truncated packets
+ * (dropped and counted), a remote access error taking both QPs to ERR, RNR
+ * NAK and the RNR timer, a loss recovered by the retransmit timer (which
+ * then stays quiet), ib_drain_qp() in each CQ poll context, and QP
+ * destruction with packets of the QP still on the wire.
  *
  * Any lock-order or memory error is a splat in the log, which
  * tests/kunit/kunit_count.py counts as a failure.
