@@ -24,7 +24,8 @@
  * sequence NAK and the go-back-N that follows, duplicate SEND and READ
  * requests, reordered SEND packets and READ responses, ACKs and NAKs
  * outside the window (dropped and counted), bad ICRC and truncated packets
- * (dropped and counted), a remote access error taking both QPs to ERR, RNR
+ * (dropped and counted), a remote access error taking both QPs to ERR, a
+ * QP moved to ERR between the packets of a stream, RNR
  * NAK and the RNR timer, a loss recovered by the retransmit timer (which
  * then stays quiet), ib_drain_qp() in each CQ poll context, and QP
  * destruction with packets of the QP still on the wire.
@@ -1336,6 +1337,72 @@ static void srnic_dp_remote_access_error(struct kunit *test)
 	srnic_dp_expect_no_wc(test, ctx, SRNIC_DP_B);
 }
 
+/*
+ * B is moved to ERR by modify_qp between A's SENDs: the five delivered
+ * before complete with their data, the eleven other receives are flushed
+ * (in order, once each), the eleven SENDs that arrive afterwards are
+ * dropped as for no QP (no ACK, no completion, nothing written), and A
+ * completes no more than the five that B took.
+ */
+static void srnic_dp_error_mid_stream(struct kunit *test)
+{
+	struct srnic_dp_ctx *ctx = test->priv;
+	struct ib_qp_attr attr = { .qp_state = IB_QPS_ERR };
+	struct srnic_dp_wire *w = ctx->wire;
+	struct sk_buff *p[16];
+	struct ib_wc wc[16];
+	int i, n;
+
+	WRITE_ONCE(w->hold, true);
+	srnic_dp_fill(ctx, SRNIC_DP_A, 0, 16 * 200, 47);
+	for (i = 0; i < 16; i++)
+		srnic_dp_post_recv(test, ctx, SRNIC_DP_B, i, i * 300, 200);
+	for (i = 0; i < 16; i++)
+		srnic_dp_post(test, ctx, SRNIC_DP_A, IB_WR_SEND, 100 + i,
+			      i * 200, 200, 0, 0, 0);
+	srnic_dp_take(test, w, p, 16);
+	WRITE_ONCE(w->hold, false);
+	for (i = 0; i < 5; i++)
+		srnic_dp_inject(w, p[i]);
+	KUNIT_ASSERT_TRUE(test, srnic_dp_settle(w));
+	KUNIT_ASSERT_EQ(test, ib_modify_qp(ctx->qp[SRNIC_DP_B], &attr,
+					   IB_QP_STATE), 0);
+	for (; i < 16; i++)
+		srnic_dp_inject(w, p[i]);
+	KUNIT_ASSERT_TRUE(test, srnic_dp_settle(w));
+
+	KUNIT_ASSERT_EQ(test, srnic_dp_poll(ctx, SRNIC_DP_B, wc, 16), 16);
+	for (i = 0; i < 16; i++) {
+		KUNIT_EXPECT_EQ(test, wc[i].wr_id, i);
+		if (i < 5) {
+			srnic_dp_expect_wc(test, &wc[i], i, IB_WC_RECV, 200);
+			SRNIC_DP_EXPECT_MEMEQ(test, ctx->buf[SRNIC_DP_B] + i * 300,
+					      ctx->buf[SRNIC_DP_A] + i * 200,
+					      200);
+		} else {
+			KUNIT_EXPECT_EQ(test, wc[i].status, IB_WC_WR_FLUSH_ERR);
+			KUNIT_EXPECT_EQ(test, ctx->buf[SRNIC_DP_B][i * 300], 0);
+		}
+	}
+	KUNIT_EXPECT_EQ(test, srnic_dp_cnt(ctx, SRNIC_CNT_RECVS), 5);
+	KUNIT_EXPECT_EQ(test, srnic_dp_cnt(ctx, SRNIC_CNT_RX_NO_QP), 11);
+	srnic_dp_expect_no_wc(test, ctx, SRNIC_DP_B);
+
+	/*
+	 * A completes what B acknowledged, nothing after: B coalesces ACKs
+	 * (the first five carried no AckReq, the rest found B in ERR), so
+	 * none today.
+	 */
+	n = ib_poll_cq(ctx->cq[SRNIC_DP_A], 16, wc);
+	KUNIT_EXPECT_LE(test, n, 5);
+	if (!srnic_dp_cnt(ctx, SRNIC_CNT_ACK_SENT))
+		KUNIT_EXPECT_EQ(test, n, 0);
+	for (i = 0; i < n; i++)
+		srnic_dp_expect_wc(test, &wc[i], 100 + i, IB_WC_SEND, 200);
+	KUNIT_EXPECT_EQ(test, srnic_dp_qp_state(ctx, SRNIC_DP_A), IB_QPS_RTS);
+	KUNIT_EXPECT_EQ(test, srnic_dp_qp_state(ctx, SRNIC_DP_B), IB_QPS_ERR);
+}
+
 struct srnic_dp_destroy {
 	struct work_struct	work;
 	struct ib_qp		*qp;
@@ -1597,6 +1664,7 @@ static struct kunit_case srnic_dp_cases[] = {
 	KUNIT_CASE(srnic_dp_send_reordered),
 	KUNIT_CASE(srnic_dp_read_reordered),
 	KUNIT_CASE(srnic_dp_remote_access_error),
+	KUNIT_CASE(srnic_dp_error_mid_stream),
 	KUNIT_CASE(srnic_dp_bad_packets),
 	KUNIT_CASE(srnic_dp_rnr_retry),
 	KUNIT_CASE(srnic_dp_retransmit_timeout),
