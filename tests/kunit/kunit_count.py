@@ -30,7 +30,9 @@ import sys
 
 SPLAT = re.compile(
     r'^(BUG|WARNING|UBSAN)[: ]|^Oops|^Kernel panic'
-    r'|possible recursive locking|WARNING: possible circular')
+    r'|possible recursive locking|WARNING: possible circular'
+    # lockdep's wait-context report (PROVE_RAW_LOCK_NESTING) is bracketed
+    r'|^\[ BUG: ')
 # printk timestamp, if CONFIG_PRINTK_TIME is on
 TIMESTAMP = re.compile(r'^\[\s*\d+\.\d+\]\s?')
 # top-level KTAP: the plan and one result line per suite
