@@ -27,8 +27,10 @@
  * (dropped and counted), a remote access error taking both QPs to ERR, a
  * QP moved to ERR between the packets of a stream, RNR
  * NAK and the RNR timer, a loss recovered by the retransmit timer (which
- * then stays quiet), ib_drain_qp() in each CQ poll context, and QP
- * destruction with packets of the QP still on the wire.
+ * then stays quiet), ib_drain_qp() in each CQ poll context, QP
+ * destruction with packets of the QP still on the wire, and two QPs whose
+ * packets go through the IP stack's loopback and UDP receive instead of
+ * the wire.
  *
  * Any lock-order or memory error is a splat in the log, which
  * tests/kunit/kunit_count.py counts as a failure.
@@ -154,12 +156,31 @@ static void srnic_dp_inject(struct srnic_dp_wire *w, struct sk_buff *skb)
 	tasklet_schedule(&w->tasklet);
 }
 
+/* Only srnic's packets go on the wire: IPv4, UDP, to port 4791. */
+static bool srnic_dp_is_roce(struct sk_buff *skb)
+{
+	const struct iphdr *iph;
+	const struct udphdr *uh;
+
+	if (skb->protocol != htons(ETH_P_IP) ||
+	    !pskb_may_pull(skb, ETH_HLEN + sizeof(*iph)))
+		return false;
+	iph = (const struct iphdr *)(skb->data + ETH_HLEN);
+	if (iph->protocol != IPPROTO_UDP ||
+	    !pskb_may_pull(skb, ETH_HLEN + iph->ihl * 4 + sizeof(*uh)))
+		return false;
+	iph = (const struct iphdr *)(skb->data + ETH_HLEN);
+	uh = (const struct udphdr *)((const u8 *)iph + iph->ihl * 4);
+	return uh->dest == htons(SRNIC_ROCE_V2_PORT);
+}
+
 static netdev_tx_t srnic_dp_xmit(struct sk_buff *skb, struct net_device *ndev)
 {
 	struct srnic_dp_wire *w = netdev_priv(ndev);
 
 	skb_dst_drop(skb);
-	if (READ_ONCE(w->dead) || !pskb_may_pull(skb, ETH_HLEN)) {
+	if (READ_ONCE(w->dead) || !srnic_dp_is_roce(skb)) {
+		/* the IPv6 stack's own (ND, MLD), or teardown */
 		kfree_skb(skb);
 		return NETDEV_TX_OK;
 	}
@@ -1518,6 +1539,122 @@ static void srnic_dp_destroy_receiver(struct kunit *test)
 	srnic_dp_expect_no_wc(test, ctx, SRNIC_DP_A);
 }
 
+/* ------------------------------------------------------ the IP stack */
+
+/*
+ * Two more QPs, both sending to the device's own address: their packets
+ * take the IP stack's way, not the wire's - routed to the loopback
+ * netdev, received by ip_rcv() and udp_rcv() into srnic's UDP 4791
+ * tunnel socket (srnic_net.c), whose encap hook is srnic_udp_encap_recv(),
+ * which finds the device by the destination address (skb->dev is lo).
+ * A SEND, a WRITE and a READ complete with their data; none of it crossed
+ * the test netdev.
+ */
+static void srnic_dp_real_stack(struct kunit *test)
+{
+	struct srnic_dp_ctx *ctx = test->priv;
+	struct net_device *lo = init_net.loopback_dev;
+	struct ib_qp_init_attr init = {};
+	struct ib_qp *qp[2] = {};
+	struct ib_cq *cq[2] = {};
+	struct ib_qp *saved_qp[2];
+	struct ib_cq *saved_cq[2];
+	struct ib_wc wc;
+	bool opened = false;
+	int i, err = 0;
+
+	rtnl_lock();
+	if (!(lo->flags & IFF_UP)) {
+		err = dev_open(lo, NULL);
+		opened = !err;
+	}
+	rtnl_unlock();
+	KUNIT_ASSERT_EQ(test, err, 0);
+
+	init.qp_type = IB_QPT_RC;
+	init.sq_sig_type = IB_SIGNAL_ALL_WR;
+	init.cap.max_send_wr = 4;
+	init.cap.max_recv_wr = 4;
+	init.cap.max_send_sge = 1;
+	init.cap.max_recv_sge = 1;
+	for (i = 0; i < 2 && !err; i++) {
+		cq[i] = ib_alloc_cq(ctx->ibdev, NULL, 16, 0, IB_POLL_DIRECT);
+		if (IS_ERR(cq[i])) {
+			err = PTR_ERR(cq[i]);
+			cq[i] = NULL;
+			break;
+		}
+		init.send_cq = cq[i];
+		init.recv_cq = cq[i];
+		qp[i] = ib_create_qp(ctx->pd, &init);
+		if (IS_ERR(qp[i])) {
+			err = PTR_ERR(qp[i]);
+			qp[i] = NULL;
+		}
+	}
+	if (!err)
+		err = srnic_dp_modify(ctx, qp[0], qp[1]->qp_num,
+				      SRNIC_DP_IP_LOCAL, 10, 20);
+	if (!err)
+		err = srnic_dp_modify(ctx, qp[1], qp[0]->qp_num,
+				      SRNIC_DP_IP_LOCAL, 20, 10);
+	KUNIT_EXPECT_EQ(test, err, 0);
+
+	/* The helpers work on ctx->qp/cq: lend them these for a while. */
+	memcpy(saved_qp, ctx->qp, sizeof(saved_qp));
+	memcpy(saved_cq, ctx->cq, sizeof(saved_cq));
+	if (!err) {
+		memcpy(ctx->qp, qp, sizeof(qp));
+		memcpy(ctx->cq, cq, sizeof(cq));
+
+		srnic_dp_fill(ctx, SRNIC_DP_A, 0, 2500, 53);
+		srnic_dp_post_recv(test, ctx, SRNIC_DP_B, 1, 0, 3000);
+		srnic_dp_post(test, ctx, SRNIC_DP_A, IB_WR_SEND, 2, 0, 2500, 0,
+			      0, 0);
+		KUNIT_EXPECT_EQ(test, srnic_dp_poll(ctx, SRNIC_DP_B, &wc, 1), 1);
+		srnic_dp_expect_wc(test, &wc, 1, IB_WC_RECV, 2500);
+		KUNIT_EXPECT_EQ(test, srnic_dp_poll(ctx, SRNIC_DP_A, &wc, 1), 1);
+		srnic_dp_expect_wc(test, &wc, 2, IB_WC_SEND, 2500);
+		SRNIC_DP_EXPECT_MEMEQ(test, ctx->buf[SRNIC_DP_B],
+				      ctx->buf[SRNIC_DP_A], 2500);
+
+		srnic_dp_fill(ctx, SRNIC_DP_A, 3000, 3000, 59);
+		srnic_dp_post(test, ctx, SRNIC_DP_A, IB_WR_RDMA_WRITE, 3, 3000,
+			      3000, 3000, 0, 0);
+		KUNIT_EXPECT_EQ(test, srnic_dp_poll(ctx, SRNIC_DP_A, &wc, 1), 1);
+		srnic_dp_expect_wc(test, &wc, 3, IB_WC_RDMA_WRITE, 3000);
+		SRNIC_DP_EXPECT_MEMEQ(test, ctx->buf[SRNIC_DP_B] + 3000,
+				      ctx->buf[SRNIC_DP_A] + 3000, 3000);
+
+		memset(ctx->buf[SRNIC_DP_A], 0, SRNIC_DP_BUF);
+		srnic_dp_post(test, ctx, SRNIC_DP_A, IB_WR_RDMA_READ, 4, 0,
+			      3000, 3000, 0, 0);
+		KUNIT_EXPECT_EQ(test, srnic_dp_poll(ctx, SRNIC_DP_A, &wc, 1), 1);
+		srnic_dp_expect_wc(test, &wc, 4, IB_WC_RDMA_READ, 3000);
+		SRNIC_DP_EXPECT_MEMEQ(test, ctx->buf[SRNIC_DP_A],
+				      ctx->buf[SRNIC_DP_B] + 3000, 3000);
+
+		/* 3 + 3 + 1 requests, 3 READ responses, the ACKs */
+		KUNIT_EXPECT_GE(test, srnic_dp_cnt(ctx, SRNIC_CNT_RX_PACKETS),
+				10);
+		KUNIT_EXPECT_EQ(test, atomic_read(&ctx->wire->queued), 0);
+	}
+	memcpy(ctx->qp, saved_qp, sizeof(saved_qp));
+	memcpy(ctx->cq, saved_cq, sizeof(saved_cq));
+
+	for (i = 0; i < 2; i++) {
+		if (qp[i])
+			ib_destroy_qp(qp[i]);
+		if (cq[i])
+			ib_free_cq(cq[i]);
+	}
+	if (opened) {
+		rtnl_lock();
+		dev_close(lo);
+		rtnl_unlock();
+	}
+}
+
 /* ------------------------------------------------------------ drain */
 
 static const enum ib_poll_context srnic_dp_poll_ctxs[] = {
@@ -1665,6 +1802,7 @@ static struct kunit_case srnic_dp_cases[] = {
 	KUNIT_CASE(srnic_dp_read_reordered),
 	KUNIT_CASE(srnic_dp_remote_access_error),
 	KUNIT_CASE(srnic_dp_error_mid_stream),
+	KUNIT_CASE(srnic_dp_real_stack),
 	KUNIT_CASE(srnic_dp_bad_packets),
 	KUNIT_CASE(srnic_dp_rnr_retry),
 	KUNIT_CASE(srnic_dp_retransmit_timeout),
