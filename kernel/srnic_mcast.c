@@ -76,11 +76,16 @@ struct srnic_mcg {
  * struct srnic_mca - one QP attached to one group
  * @node: in mcg->qps
  * @qp: the QP (not counted: see the file comment)
+ * @count: successful attach calls not yet undone by a detach; under the
+ *	table's mutex. ib_core counts each one in the QP's usecnt (a QP is
+ *	destroyed only at 0) and uverbs keeps one entry per (MGID, MLID):
+ *	every attach that succeeded must have a detach that succeeds.
  * @rcu: frees the attachment after a grace period
  */
 struct srnic_mca {
 	struct list_head	node;
 	struct srnic_qp		*qp;
+	unsigned int		count;
 	struct rcu_head		rcu;
 };
 
@@ -215,8 +220,9 @@ static int srnic_mcast_check(struct ib_qp *ibqp, const union ib_gid *mgid)
 
 /*
  * ib_device_ops.attach_mcast. Attaching a QP to a group it is already
- * attached to succeeds and changes nothing, as on hardware (rdma_rxe does
- * the same); uverbs filters such repeats before calling us anyway.
+ * attached to succeeds and only counts the call: uverbs filters repeats of
+ * the same (MGID, MLID), not the same MGID with another MLID (ignored on
+ * RoCE), and each such call needs its own detach.
  */
 static int srnic_attach_mcast(struct ib_qp *ibqp, union ib_gid *mgid,
 			      u16 mlid)
@@ -234,12 +240,18 @@ static int srnic_attach_mcast(struct ib_qp *ibqp, union ib_gid *mgid,
 	if (!mca)
 		return -ENOMEM;
 	mca->qp = qp;
+	mca->count = 1;
 
 	mutex_lock(&sdev->mcast.mutex);
 	mcg = srnic_mcg_find(sdev, mgid);
-	if (mcg && srnic_mca_find(mcg, qp)) {
-		err = 0;
-		goto err_free_mca;
+	if (mcg) {
+		struct srnic_mca *old = srnic_mca_find(mcg, qp);
+
+		if (old) {
+			old->count++;
+			err = 0;
+			goto err_free_mca;
+		}
 	}
 	if (sdev->mcast.nattached >= SRNIC_MAX_TOT_MCAST_QP_ATTACH ||
 	    (mcg && mcg->nqps >= SRNIC_MAX_MCAST_QP_ATTACH)) {
@@ -286,10 +298,10 @@ static int srnic_detach_mcast(struct ib_qp *ibqp, union ib_gid *mgid,
 	mcg = srnic_mcg_find(sdev, mgid);
 	if (mcg)
 		mca = srnic_mca_find(mcg, qp);
-	if (mca)
-		srnic_mca_remove(mcg, mca);
-	else
+	if (!mca)
 		err = -EINVAL;
+	else if (!--mca->count)
+		srnic_mca_remove(mcg, mca);
 	mutex_unlock(&sdev->mcast.mutex);
 	return err;
 }
