@@ -248,6 +248,10 @@ static int srnic_qp_check_attr(struct srnic_qp *qp, struct ib_qp_attr *attr,
 {
 	if ((mask & IB_QP_PORT) && attr->port_num != SRNIC_PORT_NUM)
 		return -EINVAL;
+	/* Bits no access flag defines are refused, not kept silently. */
+	if ((mask & IB_QP_ACCESS_FLAGS) &&
+	    (attr->qp_access_flags & ~IB_ACCESS_SUPPORTED))
+		return -EINVAL;
 	if ((mask & IB_QP_PKEY_INDEX) && attr->pkey_index >= SRNIC_PKEY_TBL_LEN)
 		return -EINVAL;
 	if ((mask & IB_QP_PATH_MTU) &&
