@@ -11,7 +11,8 @@
 #     MR, a GID index that does not exist, an mmap offset never handed
 #     out): each call fails and the QP keeps its state;
 #   two runs of 6 threads, $SECS s each: the fixed seed 1, then a random
-#     one (printed; SRNIC_UVERBS_FUZZ_SEED replays it), each verb class
+#     one (printed; SRNIC_UVERBS_FUZZ_SEED replays it; _SECS and _THREADS
+#     change the defaults), each verb class
 #     both succeeded and failed, every object left is destroyed, a fresh
 #     RC pair moves data (WRITE and SEND, every byte compared);
 # then: the kernel log holds no stall, lockup, hung task, warning or oops;
@@ -28,7 +29,7 @@ KO=${SRNIC_KO:-$REPO/srnic.ko}
 BIN=/tmp/uverbs_fuzz
 LOG=/tmp/uverbs_fuzz.log
 SECS=${SRNIC_UVERBS_FUZZ_SECS:-30}
-THREADS=6
+THREADS=${SRNIC_UVERBS_FUZZ_THREADS:-6}
 RAND_SEED=${SRNIC_UVERBS_FUZZ_SEED:-$(date +%s%N)}
 [ -f "$KO" ] || { echo "$KO missing: run make module first"; exit 1; }
 
