@@ -9,11 +9,13 @@
 #   errors that must occur (caps beyond the limits, unsupported QP types,
 #     transitions IBA forbids, attributes out of range, bad memory for an
 #     MR, a GID index that does not exist, an mmap offset never handed
-#     out): each call fails and the QP keeps its state;
-#   two runs of 6 threads, $SECS s each: the fixed seed 1, then a random
-#     one (printed; SRNIC_UVERBS_FUZZ_SEED replays it; _SECS and _THREADS
-#     change the defaults), each verb class
-#     both succeeded and failed, every object left is destroyed, a fresh
+#     out): each call fails and the QP keeps its state; a group attached
+#     under two MLIDs detaches twice and its QP is destroyed (it leaked
+#     before the fix); a type 1 MW bind completes;
+#   two runs of 6 threads, $SECS (30) s each: the fixed seed 1, then a
+#     random one (printed; SRNIC_UVERBS_FUZZ_SEED replays it,
+#     SRNIC_UVERBS_FUZZ_SECS and _THREADS change the defaults): each verb
+#     class succeeded and failed, every object left is destroyed, a fresh
 #     RC pair moves data (WRITE and SEND, every byte compared);
 # then: the kernel log holds no stall, lockup, hung task, warning or oops;
 # `rdma resource show` of srnic0/srnic1 is back to its value from before,
