@@ -59,6 +59,7 @@
 #include <infiniband/verbs.h>
 #include <rdma/ib_user_verbs.h>
 #include <rdma/rdma_user_ioctl_cmds.h>
+#include <rdma/rdma_user_rxe.h>
 
 #include "vtest.h"
 
@@ -1011,7 +1012,25 @@ static void raw_valid(struct thr *t, int fd, uint8_t *resp)
 			    strerror(errno));
 	} else if (cmd == IB_USER_VERBS_CMD_CREATE_CQ) {
 		uint32_t h = ((struct ib_uverbs_create_cq_resp *)resp)->cq_handle;
+		struct mminfo mi;
+		void *ring, *p;
 
+		/* its ring: mapped past its size no, at its size yes */
+		memcpy(&mi, resp + sizeof(struct ib_uverbs_create_cq_resp),
+		       sizeof(mi));
+		p = mmap(NULL, mi.size + 4096, PROT_READ | PROT_WRITE,
+			 MAP_SHARED, fd, mi.offset);
+		count(V_MMAP, p != MAP_FAILED);
+		if (p != MAP_FAILED) {
+			bad("raw mmap past a ring's size fails", "mapped");
+			munmap(p, mi.size + 4096);
+		}
+		ring = mmap(NULL, mi.size, PROT_READ | PROT_WRITE, MAP_SHARED,
+			    fd, mi.offset);
+		count(V_MMAP, ring != MAP_FAILED);
+		if (ring == MAP_FAILED)
+			bad("raw mmap of a ring at its offset and size", "%s",
+			    strerror(errno));
 		memset(&c, 0, sizeof(c));
 		c.dcq.response = (uintptr_t)resp + 2048;
 		c.dcq.cq_handle = h;
@@ -1020,6 +1039,18 @@ static void raw_valid(struct thr *t, int fd, uint8_t *resp)
 			      sizeof(struct ib_uverbs_destroy_cq_resp)) < 0)
 			bad("raw DESTROY_CQ of a raw CREATE_CQ", "%s",
 			    strerror(errno));
+		if (ring == MAP_FAILED)
+			return;
+		/* the CQ is gone: its pages stay while mapped, its offset not */
+		memset(ring, 0x5a, mi.size);
+		munmap(ring, mi.size);
+		p = mmap(NULL, mi.size, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
+			 mi.offset);
+		count(V_MMAP, p != MAP_FAILED);
+		if (p != MAP_FAILED) {
+			bad("raw mmap of a destroyed CQ's ring fails", "mapped");
+			munmap(p, mi.size);
+		}
 	}
 }
 
@@ -1822,13 +1853,13 @@ int main(int argc, char **argv)
 	}
 	printf("# %ld steps\n", steps);
 	/*
-	 * Each class must have succeeded and failed, except: a raw mmap of
-	 * a random offset hardly ever succeeds, a bind only through a QP
-	 * in RTS (mw_bind_checks() checks one that does); a destroy fails
+	 * Each class must have succeeded and failed, except: a bind
+	 * succeeds only through a QP in RTS, rare here (mw_bind_checks()
+	 * checks one that does); a destroy fails
 	 * only for an object in use (a QP only while attached to a group).
 	 */
 	for (v = 0; v < V_N; v++) {
-		bool need_ok = v != V_MMAP && v != V_BIND_MW;
+		bool need_ok = v != V_BIND_MW;
 		bool need_fail = v != V_DESTROY_QP && v != V_DESTROY_SRQ &&
 				 v != V_DESTROY_CQ;
 		long n_ok = atomic_load(&tally[v][1]);
