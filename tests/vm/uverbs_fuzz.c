@@ -25,7 +25,8 @@
  *    flows, timers, atomics, Q_Key), query_qp, post_send/post_recv of
  *    random WRs, create/resize/destroy CQ, create/modify/destroy SRQ,
  *    reg/dereg MR with wild flags, lengths and addresses, alloc/bind/
- *    dealloc MW, create/destroy AH, attach/detach multicast, destroy of a
+ *    dealloc MW, create/destroy AH, attach/detach multicast, post_srq_recv
+ *    racing SRQ resizes, destroy of a
  *    CQ or SRQ still in use. A slot's object is never used after it is
  *    destroyed (a slot lock, taken with trylock, keeps user space sane);
  *    the kernel sees every other interleaving. A third context gets
@@ -262,6 +263,30 @@ static void op_cq(struct thr *t)
 
 /* ------------------------------------------------------------ SRQ */
 
+/* Receive WRs on the SRQ of @s (read-locked): wild SGEs, up to 4. */
+static void srq_post(struct thr *t, struct slot *s)
+{
+	struct ibv_recv_wr wr[4], *bad_wr;
+	struct ibv_sge sge[40];	/* more than max_srq_sge */
+	int n = 1 + rnd(&t->r) % 4, i, err;
+
+	for (i = 0; i < 40; i++) {
+		sge[i].addr = (uintptr_t)t->buf + rnd(&t->r) % BUF_LEN;
+		sge[i].length = rnd(&t->r) % 4096;
+		sge[i].lkey = rnd(&t->r) % 8 ? t->mr[s->d]->lkey : rnd(&t->r);
+	}
+	memset(wr, 0, sizeof(wr));
+	for (i = 0; i < n; i++) {
+		wr[i].wr_id = rnd(&t->r);
+		wr[i].sg_list = sge;
+		wr[i].num_sge = rnd(&t->r) % 8 ? 1 + rnd(&t->r) % 2 :
+				rnd(&t->r) % 41;
+		wr[i].next = i + 1 < n ? &wr[i + 1] : NULL;
+	}
+	err = ibv_post_srq_recv(s->obj, wr, &bad_wr);
+	count(V_POST_RECV, !err);
+}
+
 static void op_srq(struct thr *t)
 {
 	struct slot *s = &srqs[rnd(&t->r) % N_SRQ];
@@ -271,7 +296,9 @@ static void op_srq(struct thr *t)
 	if (rnd(&t->r) % 2 == 0) {
 		if (pthread_rwlock_tryrdlock(&s->lk))
 			return;
-		if (s->obj) {
+		if (s->obj && rnd(&t->r) % 2) {
+			srq_post(t, s);
+		} else if (s->obj) {
 			memset(&a, 0, sizeof(a));
 			a.max_wr = wild(&t->r, dattr.max_srq_wr);
 			a.srq_limit = wild(&t->r, a.max_wr);
