@@ -186,5 +186,5 @@ t_check "IPv6: the receiver sent CNPs (np_cnp_sent)" \
 t_check "IPv6: the sender handled them (rp_cnp_handled)" \
 	test "$(dq_counter srnicS1 rp_cnp_handled)" -gt "$hdl0"
 
-t_check "no kernel warnings" bash -c "! dmesg | grep -E '^(\[[ 0-9.]+\] )?(WARNING|BUG|Oops)|lockdep|KASAN'"
+t_kernel_clean "no kernel warnings"
 t_summary

@@ -386,7 +386,7 @@ pcap_stop
 
 # ---------------------------------------------------------- local checks
 [ -n "${SRNIC_INTEROP_DEBUG:-}" ] && debug_net 2>&1 | sed "s/^/DEBUG $ROLE: /"
-warn_re='^(\[[ 0-9.]+\] )?(WARNING|BUG|Oops|general protection)'
+warn_re=$T_SPLAT_RE
 if [ "$ROLE" = b ]; then
 	[ "$READY" = 1 ] && t_check "guest b: no 'bad ICRC' from rdma_rxe (it accepted srnic's ICRC)" \
 		bash -c "! dmesg | grep -i 'bad ICRC'"

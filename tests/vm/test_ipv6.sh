@@ -25,7 +25,7 @@ REPO=$PWD
 KO=${SRNIC_KO:-$REPO/srnic.ko}
 [ -f "$KO" ] || { echo "$KO missing: run make module first"; exit 1; }
 
-no_warnings() { ! dmesg | grep -E 'WARNING|BUG:|Oops|Call Trace'; }
+no_warnings() { ! dmesg | grep -E "$T_SPLAT_RE|Call Trace"; }
 # snmp NS FILE FIELD: a counter of /proc/net/snmp or snmp6 in netns NS
 snmp() {
 	ip netns exec "$1" awk -v f="$3" '

@@ -32,7 +32,7 @@ KO=${SRNIC_KO:-$REPO/srnic.ko}
 BIN=/tmp/mcast_verbs
 [ -f "$KO" ] || { echo "$KO missing: run make module first"; exit 1; }
 
-no_warnings() { ! dmesg | grep -E 'WARNING|BUG:|Oops|Call Trace'; }
+no_warnings() { ! dmesg | grep -E "$T_SPLAT_RE|Call Trace"; }
 
 dmesg -C
 IFS=, read -ra deps <<<"$(modinfo -F depends "$KO")"

@@ -240,7 +240,7 @@ has_v4_gid() {
 		/sys/class/infiniband/"$1"/ports/1/gids/* 2>/dev/null
 }
 counter() { cat /sys/class/infiniband/"$1"/ports/1/hw_counters/"$2"; }
-no_warnings() { ! dmesg | grep -E 'WARNING|BUG:|Oops|Call Trace'; }
+no_warnings() { ! dmesg | grep -E "$T_SPLAT_RE|Call Trace"; }
 
 # ------------------------------------------------------------------- srnic
 if t_check "insmod srnic.ko" insmod "$KO" &&

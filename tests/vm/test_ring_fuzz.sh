@@ -43,7 +43,7 @@ SECS=300
 SEED=${SRNIC_RING_FUZZ_SEED:-$(date +%s%N)}
 [ -f "$KO" ] || { echo "$KO missing: run make module first"; exit 1; }
 
-splat_re='rcu.*(stall|detected)|soft lockup|hard LOCKUP|blocked for more than|(^|\] )(WARNING|BUG|Oops|general protection)|Call Trace'
+splat_re="$T_SPLAT_RE|rcu.*(stall|detected)|Call Trace"
 
 dmesg -C
 if ! t_check "build ring_fuzz.c against libibverbs" \
