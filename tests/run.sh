@@ -3,8 +3,11 @@
 #
 # Runs every test tier and ends with one line "N passed, N failed".
 #
-#   tests/run.sh                 all tiers: style build unit kunit vm deploy compat
+#   tests/run.sh                 all tiers: style build unit kunit vm deploy compat,
+#                                and debug when a debug kernel is cached
+#                                (tools/debug-kernel.sh dir)
 #   tests/run.sh kunit vm        only these tiers
+#   tests/run.sh debug           the data-path VM tests on the debug kernel
 #
 # Each tier prints its own "N passed, N failed" line; this script adds them
 # up. A tier that dies without such a line counts as one failure. See
@@ -16,7 +19,11 @@ cd "$top" || exit 1
 
 all_tiers=(style build unit kunit vm deploy compat)
 tiers=("$@")
-[ ${#tiers[@]} -gt 0 ] || tiers=("${all_tiers[@]}")
+if [ ${#tiers[@]} -eq 0 ]; then
+	tiers=("${all_tiers[@]}")
+	# building it takes longer than CI's budget: only when already cached
+	tools/debug-kernel.sh dir >/dev/null 2>&1 && tiers+=(debug)
+fi
 
 logdir=${SRNIC_TEST_LOGS:-$top/build/test-logs}
 mkdir -p "$logdir"
@@ -31,8 +38,9 @@ for t in "${tiers[@]}"; do
 	vm) tally vm "$logdir/vm.log" tests/tier_vm.sh ;;
 	deploy) tally deploy "$logdir/deploy.log" tests/tier_deploy.sh ;;
 	compat) tally compat "$logdir/compat.log" tests/tier_compat.sh ;;
+	debug) tally debug "$logdir/debug.log" tests/tier_debug.sh ;;
 	*)
-		echo "run.sh: unknown tier '$t' (tiers: ${all_tiers[*]})" >&2
+		echo "run.sh: unknown tier '$t' (tiers: ${all_tiers[*]} debug)" >&2
 		exit 2
 		;;
 	esac
