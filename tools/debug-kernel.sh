@@ -27,7 +27,9 @@
 #                   builds srnic.ko for this kernel
 #   root/boot/vmlinuz-KVER, root/lib/modules/KVER/
 #                   what tests/vm/vmrun boots (VMRUN_KERNEL_DIR=.../root)
-#   build.log       the build's output; ready: written last (KVER)
+#   build.log       the build's output; configured: the tree is configured
+#                   (an interrupted build resumes from there); ready:
+#                   written last (KVER)
 # HASH covers this recipe, the base config, the linux-source-6.1 and gcc
 # versions: any change builds a new kernel next to the old one.
 #
@@ -178,22 +180,29 @@ build() {
 	fi
 	jobs=${JOBS:-$(nproc)}
 	t0=$SECONDS
-	rm -rf "$d"
-	mkdir -p "$d"
+	# an interrupted build resumes once its tree is configured
+	if [ ! -f "$d/configured" ]; then
+		rm -rf "$d"
+		mkdir -p "$d"
+	fi
 	msg "building in $d (nice 19, $jobs jobs; log: $d/build.log)"
 	(
 		set -euo pipefail
 		cd "$d"
-		tar -xf "$TARBALL"
-		mv linux-source-6.1 linux
-		cd linux
-		cp "$(base_config)" .config
-		make olddefconfig
-		lsmod_file >"$d/lsmod"
-		yes '' | make LSMOD="$d/lsmod" localmodconfig
-		scripts/config "${TRIM[@]}" "${DEBUG[@]}"
-		make olddefconfig
-		check_config
+		if [ ! -f configured ]; then
+			tar -xf "$TARBALL"
+			mv linux-source-6.1 linux
+			cd linux
+			cp "$(base_config)" .config
+			make olddefconfig
+			lsmod_file >"$d/lsmod"
+			yes '' | make LSMOD="$d/lsmod" localmodconfig
+			scripts/config "${TRIM[@]}" "${DEBUG[@]}"
+			make olddefconfig
+			check_config
+			touch "$d/configured"
+		fi
+		cd "$d/linux"
 		nice -n 19 make -j"$jobs" bzImage modules
 		kver=$(make -s kernelrelease)
 		nice -n 19 make INSTALL_MOD_PATH="$d/root" modules_install
@@ -202,7 +211,7 @@ build() {
 		cp .config "$d/root/boot/config-$kver"
 		ln -sfn "$d/linux" "$d/root/lib/modules/$kver/build"
 		rm -f "$d/root/lib/modules/$kver/source"
-	) >"$d/build.log" 2>&1 || die "build failed: tail $d/build.log"
+	) >>"$d/build.log" 2>&1 || die "build failed: tail $d/build.log"
 	kver=$(make -s -C "$d/linux" kernelrelease)
 	echo "$kver" >"$d/ready"
 	msg "built $kver in $(( (SECONDS - t0) / 60 )) min $(( (SECONDS - t0) % 60 )) s"
