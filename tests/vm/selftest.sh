@@ -55,6 +55,12 @@ else
 	t_ok "wait_tcp_listen times out"
 fi
 
+t_kernel_clean "t_kernel_clean: the boot log is clean"
+echo "<4>WARNING: selftest splat at lib.sh" >/dev/kmsg
+t_expect_fail "t_kernel_clean fails on a WARNING line" 'FAIL: probe' \
+	bash -c '. tests/vm/lib.sh; t_kernel_clean probe'
+dmesg -C
+
 # ---- veth pair with policy routing
 t_check "modprobe veth" modprobe veth
 t_check "veth_pair_setup" veth_pair_setup

@@ -12,6 +12,10 @@
 #    qemu of that run is left (pgrep -f on the run's unique VMRUN_TAG)
 # 4. --pair: guests a and b ping each other over their link and exchange a
 #    file through VMRUN_SYNC
+# 5. lib.sh's T_SPLAT_RE matches each kind of kernel report as 6.1 prints it
+#    (KASAN, KFENCE, UBSAN, lockdep, sleep in atomic, list corruption,
+#    ODEBUG, kmemleak, stalls, lockups, hung tasks) and none of the debug
+#    kernel's boot lines announcing those detectors (no VM)
 # Prints one PASS/FAIL line per check and "N passed, N failed"; exits 1 on
 # any failure. Console logs of failed runs are shown (last 40 lines).
 set -u
@@ -102,5 +106,39 @@ else
 	show_log "$TMP/pair.log"
 	t_fail "--pair: ping + file exchange" "vmrun exit $rc"
 fi
+
+# 5. the splat pattern, on sample lines (console form: "[ time] text")
+while IFS= read -r l; do
+	t_check "T_SPLAT_RE matches: ${l#\[*\] }" bash -c 'grep -qE -- "$1" <<<"$2"' _ "$T_SPLAT_RE" "$l"
+done <<'EOF'
+[   41.207811] BUG: KASAN: slab-use-after-free in srnic_comp_ack+0x1d2/0x6a0 [srnic]
+[   41.207811] BUG: KFENCE: out-of-bounds read in srnic_req_fetch+0x113/0x5f0 [srnic]
+[   12.500001] UBSAN: shift-out-of-bounds in drivers/infiniband/sw/srnic/srnic_req.c:282:14
+[    9.100000] WARNING: possible circular locking dependency detected
+[    9.100000] WARNING: suspicious RCU usage
+[    9.100000] BUG: sleeping function called from invalid context at mm/slab.h:742
+[    9.100000] BUG: scheduling while atomic: kworker/0:1/23/0x00000002
+[    9.100000] list_add corruption. prev->next should be next (ffff888004a1c0d8), but was 0000000000000000.
+[    9.100000] ODEBUG: free active (active state 0) object type: timer_list hint: srnic_retry_timer+0x0/0x90 [srnic]
+[    9.100000] kmemleak: 3 new suspected memory leaks (see /sys/kernel/debug/kmemleak)
+[   88.000000] rcu: INFO: rcu_preempt self-detected stall on CPU
+[   88.000000] watchdog: BUG: soft lockup - CPU#1 stuck for 26s! [ib_write_bw:512]
+[  242.000000] INFO: task nvme:733 blocked for more than 120 seconds.
+[  242.000000] BUG: workqueue lockup - pool cpus=0 node=0 flags=0x0 nice=0 stuck for 31s!
+[  242.000000] general protection fault, probably for non-canonical address 0xdffffc0000000000: 0000 [#1] PREEMPT SMP KASAN
+[a] [   9.100000] WARNING: CPU: 1 PID: 80 at kernel/srnic_qp.c:431 srnic_modify_qp+0x3c/0x2a0 [srnic]
+EOF
+while IFS= read -r l; do
+	t_check "T_SPLAT_RE ignores: ${l#\[*\] }" bash -c '! grep -qE -- "$1" <<<"$2"' _ "$T_SPLAT_RE" "$l"
+done <<'EOF'
+[    0.000000] kasan: KernelAddressSanitizer initialized
+[    0.000000] kfence: initialized - using 2097152 bytes for 255 objects at 0x(____ptrval____)-0x(____ptrval____)
+[    0.010000] rcu: RCU lockdep checking is enabled.
+[    0.020000] Lock dependency validator: Copyright (c) 2006 Red Hat, Inc., Ingo Molnar
+[    0.300000] kmemleak: Kernel memory leak detector initialized (mem pool available: 14330)
+[    0.300000] kmemleak: Automatic memory scanning thread ended
+[    1.000000] NMI watchdog: Perf NMI watchdog permanently disabled
+PASS: no kernel warnings
+EOF
 
 t_summary
