@@ -19,6 +19,7 @@
 #                   debootstrap (the Debian 13 chroot of tools/trixie-chroot.sh)
 #   benchmarks      gnuplot-nox (the picture of tools/dcqcn-bench.sh)
 #   KUnit (UML)     linux-source-6.1, flex, bison, bc
+#   debug kernel    the same and libssl-dev (tools/debug-kernel.sh, tier debug)
 #   userspace       cmake, g++, libgtest-dev, libgmock-dev, libmnl-dev, libfmt-dev,
 #                   nlohmann-json3-dev, libcli11-dev, libbpf-dev, bpftool, clang, llvm
 #   deploy tier     dkms (pulls sudo), dpkg-dev (dpkg-shlibdeps), man-db, git
@@ -46,6 +47,8 @@ pkgs=(
 	libibverbs-dev librdmacm-dev
 	# KUnit tier
 	linux-source-6.1 flex bison bc python3
+	# debug kernel (tools/debug-kernel.sh): its certs/ tools need OpenSSL
+	libssl-dev
 	# userspace
 	cmake g++ pkg-config libgtest-dev libgmock-dev libmnl-dev libfmt-dev
 	nlohmann-json3-dev libcli11-dev libbpf-dev bpftool clang llvm
