@@ -37,14 +37,16 @@ SECS=600
 
 splat_re='rcu.*(stall|detected)|soft lockup|hard LOCKUP|blocked for more than|(^|\] )(WARNING|BUG|Oops|general protection)|Call Trace'
 
-# kmem: shrink every slab cache, then print the kernel memory in KiB.
+# kmem: shrink every slab cache, then print the kernel memory in KiB: the
+# sum, then Slab, VmallocUsed, Percpu and PageTables.
 kmem() {
 	local f
 	for f in /sys/kernel/slab/*/shrink; do
 		echo 1 >"$f" 2>/dev/null
 	done
-	awk '/^(Slab|VmallocUsed|Percpu|PageTables):/ { s += $2 }
-	     END { print s }' /proc/meminfo
+	awk '/^(Slab|VmallocUsed|Percpu|PageTables):/ { v[$1] = $2; s += $2 }
+	     END { print s, v["Slab:"], v["VmallocUsed:"], v["Percpu:"],
+		   v["PageTables:"] }' /proc/meminfo
 }
 
 nqp() { rdma resource show qp | grep -c .; }
@@ -60,7 +62,7 @@ ulimit -n 65536
 srnic_pair_up
 
 qp0=$(nqp)
-mem0=$(kmem)
+read -r mem0 m0s m0v m0p m0t < <(kmem)
 rc=0
 with_timeout "$SECS" "$BIN" srnic0 "$G0" srnic1 "$G1" "$N" 100 2 \
 	>"$LOG" 2>&1 || rc=$?
@@ -74,7 +76,8 @@ grep '^qp_scale: {' "$LOG"
 t_eq "rdma resource show qp: as many QPs as before" "$(nqp)" "$qp0"
 peak=$(sed -n 's/^{"phase":"mem".*"kernel_kb":\([0-9-]*\).*/\1/p' "$LOG" |
 	sort -n | tail -n 1)
-mem1=$(kmem)
+read -r mem1 m1s m1v m1p m1t < <(kmem)
+echo "kernel memory after - before, KiB: Slab $((m1s - m0s)), VmallocUsed $((m1v - m0v)), Percpu $((m1p - m0p)), PageTables $((m1t - m0t))"
 tol=$((2048 + ${peak:-0} / 50))
 t_check "kernel memory back to baseline: $((mem1 - mem0)) KiB after, peak ${peak:-?} KiB, tolerance $tol KiB" \
 	test "$((mem1 - mem0))" -le "$tol" -a -n "$peak"
