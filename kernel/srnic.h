@@ -131,6 +131,9 @@ struct srnic_mcast {
  *	@mr_keys' lock
  * @mr_count: MRs of the device, at most SRNIC_MAX_MR; atomic
  * @mw_count: MWs of the device, at most SRNIC_MAX_MW; atomic
+ * @qp_count: QPs of the device, at most SRNIC_MAX_QP; atomic
+ * @cq_count: CQs of the device, at most SRNIC_MAX_CQ; atomic
+ * @pd_count: PDs of the device, at most SRNIC_MAX_PD; atomic
  * @mcast: multicast groups and the UD QPs attached to them
  * @dcqcn: DCQCN knobs (srnic_dcqcn.h; written by sysfs, read locklessly)
  * @dcqcn_sysfs: the roce_np/ and roce_rp/ files of those knobs
@@ -152,6 +155,9 @@ struct srnic_dev {
 	u32			mr_key_next;
 	atomic_t		mr_count;
 	atomic_t		mw_count;
+	atomic_t		qp_count;
+	atomic_t		cq_count;
+	atomic_t		pd_count;
 	struct srnic_mcast	mcast;
 	struct srnic_dcqcn_params dcqcn;
 	struct srnic_dcqcn_sysfs dcqcn_sysfs;

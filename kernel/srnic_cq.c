@@ -184,6 +184,11 @@ int srnic_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 		return err;
 	if (attr->comp_vector >= ibcq->device->num_comp_vectors)
 		return -EINVAL;
+	/* No more than the device reports (max_cq). */
+	if (atomic_inc_return(&sdev->cq_count) > SRNIC_MAX_CQ) {
+		err = -ENOMEM;
+		goto err_uncount;
+	}
 
 	spin_lock_init(&cq->lock);
 	mutex_init(&cq->resize_mutex);
@@ -206,6 +211,8 @@ err_cleanup_queue:
 	srnic_queue_cleanup(&cq->queue);
 err_destroy_mutex:
 	mutex_destroy(&cq->resize_mutex);
+err_uncount:
+	atomic_dec(&sdev->cq_count);
 	return err;
 }
 
@@ -215,6 +222,7 @@ static int srnic_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
 
 	srnic_queue_cleanup(&cq->queue);
 	mutex_destroy(&cq->resize_mutex);
+	atomic_dec(&to_srnic_dev(ibcq->device)->cq_count);
 	return 0;
 }
 

@@ -98,9 +98,12 @@ static void srnic_disassociate_ucontext(struct ib_ucontext *ibuc)
 {
 }
 
-/* Object number spaces: QPs and AHs by number. */
+/* Object number spaces (QPs and AHs by number) and object counts. */
 static void srnic_dev_init_tables(struct srnic_dev *sdev)
 {
+	atomic_set(&sdev->qp_count, 0);
+	atomic_set(&sdev->cq_count, 0);
+	atomic_set(&sdev->pd_count, 0);
 	xa_init_flags(&sdev->qp_xa, XA_FLAGS_ALLOC | XA_FLAGS_LOCK_BH);
 	/*
 	 * From a random start, so that QP numbers are not the same on every

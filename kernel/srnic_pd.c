@@ -2,16 +2,24 @@
 /*
  * srnic protection domains. A PD is a pure container: ib_core tracks its
  * users, and objects created later (QPs, MRs, AHs, MWs) check that their
- * peers share it.
+ * peers share it. The device counts them against max_pd.
  */
 #include "srnic.h"
 
 int srnic_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 {
+	struct srnic_dev *sdev = to_srnic_dev(ibpd->device);
+
+	/* No more than the device reports (max_pd). */
+	if (atomic_inc_return(&sdev->pd_count) > SRNIC_MAX_PD) {
+		atomic_dec(&sdev->pd_count);
+		return -ENOMEM;
+	}
 	return 0;
 }
 
 int srnic_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 {
+	atomic_dec(&to_srnic_dev(ibpd->device)->pd_count);
 	return 0;
 }

@@ -170,6 +170,11 @@ static int srnic_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	err = srnic_qp_check_cap(sdev, init);
 	if (err)
 		return err;
+	/* No more than the device reports (max_qp), special QPs included. */
+	if (atomic_inc_return(&sdev->qp_count) > SRNIC_MAX_QP) {
+		err = -ENOMEM;
+		goto err_uncount;
+	}
 
 	qp->sdev = sdev;
 	qp->is_user = !!udata;
@@ -192,7 +197,7 @@ static int srnic_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 
 	err = dst_cache_init(&qp->dst_cache, GFP_KERNEL);
 	if (err)
-		return err;
+		goto err_uncount;
 
 	qp->wqe = kzalloc(sizeof(*qp->wqe), GFP_KERNEL);
 	if (!qp->wqe) {
@@ -236,6 +241,8 @@ err_free_wqe:
 	kfree(qp->wqe);
 err_dst_cache:
 	dst_cache_destroy(&qp->dst_cache);
+err_uncount:
+	atomic_dec(&sdev->qp_count);
 	return err;
 }
 
@@ -599,6 +606,7 @@ static int srnic_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	kfree(qp->resp.rd);
 	kfree(qp->wqe);
 	dst_cache_destroy(&qp->dst_cache);
+	atomic_dec(&sdev->qp_count);
 	return 0;
 }
 

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * vtest.h: what the VM tests' C programs (mcast_verbs.c, ring_fuzz.c) share:
- * one line per check, "ok NAME" or "not ok NAME: reason" (counted in
- * fails), a monotonic clock, and opening an RDMA device by name. Header
- * only: each program is built from its one .c file in the guest.
+ * vtest.h: what the VM tests' C programs (mcast_verbs.c, ring_fuzz.c,
+ * qp_scale.c) share: one line per check, "ok NAME" or "not ok NAME:
+ * reason" (counted in fails), a monotonic clock, and opening an RDMA
+ * device by name. Header only: each program is built from its one .c file
+ * in the guest.
  */
 #ifndef SRNIC_VTEST_H
 #define SRNIC_VTEST_H
