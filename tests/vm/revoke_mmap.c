@@ -3,14 +3,17 @@
  * revoke_mmap: are a revoked context's rings unmapped? Run by
  * tests/vm/test_teardown.sh.
  *
- *   revoke_mmap DEV READY_FILE
+ *   revoke_mmap DEV READY_FILE GONE_FILE
  *
  * Opens DEV, creates a CQ (the rxe provider mmaps its ring from the uverbs
  * file: the only such mapping in /proc/self/maps then), checks that the
  * ring header reads back (index_mask = the CQ's capacity), creates
  * READY_FILE and waits up to 60 s for IBV_EVENT_DEVICE_FATAL: the script
- * removes the device meanwhile. Then it reads the ring header again, which
- * must fault (SIGBUS): the device is gone, so must be the pages it shared.
+ * removes the device meanwhile, and creates GONE_FILE once the removal has
+ * returned (ib_core queues the event before it revokes the context's
+ * mappings, so the event alone does not mean they are gone). Then it reads
+ * the ring header again, which must fault (SIGBUS): the device is gone, so
+ * must be the pages it shared.
  *
  * Prints "ok NAME" or "not ok NAME: reason" per check, then
  * "revoke_mmap: done"; exits 0 when it ran to the end.
@@ -22,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/select.h>
+#include <unistd.h>
 
 #include <infiniband/verbs.h>
 #include <rdma/rdma_user_rxe.h>
@@ -92,10 +96,11 @@ int main(int argc, char **argv)
 	struct ibv_cq *cq;
 	uint32_t mask;
 	FILE *ready;
+	long end;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	if (argc != 3) {
-		fprintf(stderr, "usage: %s DEV READY_FILE\n", argv[0]);
+	if (argc != 4) {
+		fprintf(stderr, "usage: %s DEV READY_FILE GONE_FILE\n", argv[0]);
 		return 2;
 	}
 	ctx = open_dev(argv[1]);
@@ -123,6 +128,9 @@ int main(int argc, char **argv)
 		ok("IBV_EVENT_DEVICE_FATAL");
 	else
 		bad("IBV_EVENT_DEVICE_FATAL", "none in 60 s");
+	for (end = now_ms() + 60000; now_ms() < end; sleep_ms(100))
+		if (!access(argv[3], F_OK))
+			break;
 
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGBUS, &sa, NULL);
