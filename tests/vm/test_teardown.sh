@@ -58,8 +58,8 @@ IMG=/tmp/teardown-ns.img
 # subsystems (netns, sockets, kworkers, the 9p root) free lazily, and
 # kernel stacks (vmalloc, VMAP_STACK) that exited tasks free after an RCU
 # grace period. Measured on a busy host (load 15 on 2 cores): SUnreclaim
-# -92..+392 kB (the biggest: task_struct, i.e. kworkers started under
-# load, inode_cache, kmalloc-1k), VmallocUsed 0..+48 kB.
+# -144..+456 kB (the biggest: task_struct, i.e. kworkers started under
+# load, radix_tree_node, inode caches), VmallocUsed 0..+64 kB.
 SLAB_TOL=${SLAB_TOL:-512}
 VMALLOC_TOL=${VMALLOC_TOL:-96}
 mkdir -p "$LOG"
