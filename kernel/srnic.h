@@ -168,9 +168,22 @@ static inline struct srnic_dev *to_srnic_dev(struct ib_device *ibdev)
 	return container_of(ibdev, struct srnic_dev, ib_dev);
 }
 
+/**
+ * struct srnic_ucontext - a user process's context
+ * @ibuc: ib_core's part
+ * @mm_lock: protects @mms; taken inside the mmap lock (srnic_mmap())
+ * @mms: the address spaces that mapped a ring of this context, each held
+ *	by mmgrab() (struct srnic_umm): where srnic_ucontext_zap() looks for
+ *	the rings to unmap when the context is revoked
+ */
 struct srnic_ucontext {
 	struct ib_ucontext	ibuc;
+	struct mutex		mm_lock;	/* protects @mms */
+	struct list_head	mms;
 };
+
+int srnic_ucontext_add_mm(struct srnic_ucontext *uc, struct mm_struct *mm);
+void srnic_ucontext_zap(struct srnic_ucontext *uc);
 
 struct srnic_pd {
 	struct ib_pd		ibpd;

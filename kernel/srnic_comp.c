@@ -37,10 +37,15 @@ static enum ib_wc_opcode srnic_wc_opcode(u32 wr_opcode)
  * Retire completed WQEs from the oldest on, in order: post their
  * completions (signalled ones, and every error) and give their ring slots
  * back to the producer.
+ *
+ * Return: true if the CQ refused a completion (full, overrun before, or its
+ * consumer index corrupt): the requester stops, and the caller must move
+ * the QP to the error state once it has dropped req_lock (IBA 11.4.2.1).
  */
-void srnic_comp_retire(struct srnic_qp *qp)
+bool srnic_comp_retire(struct srnic_qp *qp)
 {
 	u32 mask = qp->sq.index_mask;
+	bool refused = false;
 
 	lockdep_assert_held(&qp->req_lock);
 	while (qp->req.oldest != qp->req.cur) {
@@ -70,10 +75,13 @@ void srnic_comp_retire(struct srnic_qp *qp)
 		 * ring otherwise. The shadow entry stays ours (req_lock).
 		 */
 		srnic_queue_advance_consumer(&qp->sq);
-		if (signal && srnic_cq_post(qp->scq, &wc, false))
+		if (signal && srnic_cq_post(qp->scq, &wc, false)) {
 			qp->req.stopped = true;
+			refused = true;
+		}
 		qp->req.oldest = (qp->req.oldest + 1) & mask;
 	}
+	return refused;
 }
 
 /* Fail the oldest outstanding WQE (retry exhausted, fatal NAK). */
@@ -542,7 +550,8 @@ void srnic_comp_rcv(struct srnic_qp *qp, struct srnic_pkt *pkt)
 	if (!fatal && (info->flags & SRNIC_OPF_READ))
 		fatal = srnic_comp_read_resp(qp, pkt);
 
-	srnic_comp_retire(qp);
+	if (srnic_comp_retire(qp))
+		fatal = true;
 	/* Anything to send: a retry, fetched WQEs, new WQEs in the ring? */
 	kick = qp->req.need_retry || qp->req.cur != qp->req.fetch ||
 	       (qp->is_user && srnic_queue_count(&qp->sq) !=

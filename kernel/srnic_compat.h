@@ -83,6 +83,31 @@ hrtimer_setup(struct hrtimer *timer,
 #define nth_page(page, n)	((page) + (n))
 #endif
 
+/* 6.3: vma->vm_flags became read-only, set through vm_flags_set() */
+#ifndef SRNIC_HAVE_VM_FLAGS_SET
+static inline void vm_flags_set(struct vm_area_struct *vma, vm_flags_t flags)
+{
+	vma->vm_flags |= flags;
+}
+#endif
+
+/*
+ * Unmap the pages of a VMA that is not VM_PFNMAP (zap_vma_ptes() is for
+ * those): zap_page_range() in 6.1, zap_page_range_single() from 6.3,
+ * zap_vma_range() in 7.x.
+ */
+#ifndef SRNIC_HAVE_ZAP_VMA_RANGE
+static inline void zap_vma_range(struct vm_area_struct *vma,
+				 unsigned long address, unsigned long size)
+{
+#ifdef SRNIC_HAVE_ZAP_PAGE_RANGE
+	zap_page_range(vma, address, size);
+#else
+	zap_page_range_single(vma, address, size, NULL);
+#endif
+}
+#endif
+
 /*
  * 7.x: setup_udp_tunnel_sock() and udp_tunnel_sock_release() take the
  * struct sock, not the struct socket udp_sock_create() returns.

@@ -77,25 +77,38 @@ static void srnic_get_dev_fw_str(struct ib_device *ibdev, char *str)
 static int srnic_alloc_ucontext(struct ib_ucontext *ibuc,
 				struct ib_udata *udata)
 {
+	struct srnic_ucontext *uc = container_of(ibuc, struct srnic_ucontext,
+						 ibuc);
+
+	mutex_init(&uc->mm_lock);
+	INIT_LIST_HEAD(&uc->mms);
 	return 0;
 }
 
 static void srnic_dealloc_ucontext(struct ib_ucontext *ibuc)
 {
+	struct srnic_ucontext *uc = container_of(ibuc, struct srnic_ucontext,
+						 ibuc);
+
+	srnic_ucontext_zap(uc);
+	mutex_destroy(&uc->mm_lock);
 }
 
 /*
- * The device is going (netdev deleted, rdma link delete, netns exit) while
- * a process still has it open. Having this op makes ib_core revoke the
- * process's context at once - destroy its objects through our verbs, tell
- * it IB_EVENT_DEVICE_FATAL, fail its later verbs with EIO - instead of
+ * The device is going (netdev deleted, rdma link delete, netns exit, rmmod)
+ * while a process still has it open. Having this op makes ib_core revoke
+ * the process's context at once - destroy its objects through our verbs,
+ * tell it IB_EVENT_DEVICE_FATAL, fail its later verbs with EIO - instead of
  * waiting for it to close the device, which held the netdev (and "ip link
- * del") for as long as the process ran. There is nothing left to do here:
- * the context's rings are unpublished with their objects, and the user's
- * mappings of them need neither the context nor srnic (srnic_queue.c).
+ * del") for as long as the process ran. The objects are gone when this
+ * runs; what is left is the process's mappings of their rings: unmapped
+ * here, as ib_core does for the mappings it tracks (a later access faults:
+ * SIGBUS), so that the pages are freed now and nothing of the device stays
+ * reachable.
  */
 static void srnic_disassociate_ucontext(struct ib_ucontext *ibuc)
 {
+	srnic_ucontext_zap(container_of(ibuc, struct srnic_ucontext, ibuc));
 }
 
 /* Object number spaces (QPs and AHs by number) and object counts. */

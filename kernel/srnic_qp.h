@@ -455,7 +455,7 @@ void srnic_resp_tx(struct srnic_qp *qp);
 
 /* srnic_comp.c: completer */
 void srnic_comp_rcv(struct srnic_qp *qp, struct srnic_pkt *pkt);
-void srnic_comp_retire(struct srnic_qp *qp);
+bool srnic_comp_retire(struct srnic_qp *qp);
 void srnic_comp_fail_oldest(struct srnic_qp *qp, enum ib_wc_status status);
 
 /* srnic_xmit.c */

@@ -16,15 +16,28 @@
  * srnic_mmap_free(), which vfree()s the buffer. A VMA does not need the
  * entry: remap_vmalloc_range() maps every page with vm_insert_page(), which
  * takes a page reference that the VMA's PTEs keep until unmapped, so pages
- * the user still maps (a resized-away ring, or the rings of a context
- * revoked by disassociate_ucontext) outlive vfree() and the user can never
- * reach freed memory. Nor does a VMA need the ucontext or srnic's code (no
- * vm_ops): ib_core may revoke the context and free it, and srnic may be
- * unloaded, while the user still has its rings mapped.
+ * the user still maps (a resized-away ring) outlive vfree() and the user
+ * can never reach freed memory. Nor does a VMA need the ucontext or srnic's
+ * code (its vm_ops are ib_core's, which does not track these VMAs): ib_core
+ * may revoke the context and free it, and srnic may be unloaded, while the
+ * user still has its rings mapped.
+ *
+ * Revocation
+ * ----------
+ * ib_core unmaps on revoke only the VMAs it tracks (rdma_user_mmap_io():
+ * physically contiguous I/O memory), not these. So srnic_mmap() records the
+ * address space (mmgrab()) in the ucontext, and srnic_ucontext_zap() - on
+ * disassociate_ucontext, and when the context is freed - unmaps every VMA
+ * of the context's uverbs file in each of them: the pages go back, and a
+ * later access faults in ib_core's rdma_umap_fault(), which answers SIGBUS
+ * for a VMA it does not track. The VMAs are VM_DONTCOPY, so no other
+ * address space (a fork) maps the rings.
  */
+#include <linux/fs.h>
 #include <linux/log2.h>
 #include <linux/mm.h>
 #include <linux/overflow.h>
+#include <linux/sched/mm.h>
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
 #include <rdma/uverbs_ioctl.h>
@@ -251,6 +264,84 @@ void srnic_queue_report_corrupt(const struct srnic_queue *q, u32 peer)
 			       peer, q->index_mask, q->index, q->peer_seen);
 }
 
+/* An address space that mapped a ring of a srnic_ucontext (@mms). */
+struct srnic_umm {
+	struct list_head	node;
+	struct mm_struct	*mm;
+};
+
+/**
+ * srnic_ucontext_add_mm() - remember that @mm maps rings of @uc
+ * @uc: the context
+ * @mm: the address space, held by mmgrab() until srnic_ucontext_zap()
+ *
+ * Context: process context, the mmap lock of @mm held (mmap(2)).
+ * Return: 0 or -ENOMEM.
+ */
+int srnic_ucontext_add_mm(struct srnic_ucontext *uc, struct mm_struct *mm)
+{
+	struct srnic_umm *umm;
+	int err = 0;
+
+	mutex_lock(&uc->mm_lock);
+	list_for_each_entry(umm, &uc->mms, node)
+		if (umm->mm == mm)
+			goto out_unlock;
+	umm = kmalloc(sizeof(*umm), GFP_KERNEL);
+	if (!umm) {
+		err = -ENOMEM;
+		goto out_unlock;
+	}
+	mmgrab(mm);
+	umm->mm = mm;
+	list_add(&umm->node, &uc->mms);
+out_unlock:
+	mutex_unlock(&uc->mm_lock);
+	return err;
+}
+
+/* Unmap every VMA of @ufile (a uverbs file) in @mm, if @mm still lives. */
+static void srnic_zap_mm(struct mm_struct *mm, const void *ufile)
+{
+	VMA_ITERATOR(vmi, mm, 0);
+	struct vm_area_struct *vma;
+
+	if (!mmget_not_zero(mm))
+		return;
+	mmap_read_lock(mm);
+	for_each_vma(vmi, vma)
+		if (vma->vm_file && vma->vm_file->private_data == ufile)
+			zap_vma_range(vma, vma->vm_start,
+				      vma->vm_end - vma->vm_start);
+	mmap_read_unlock(mm);
+	mmput(mm);
+}
+
+/**
+ * srnic_ucontext_zap() - unmap the rings of @uc wherever they are mapped
+ * @uc: the context, being revoked or freed
+ *
+ * The mapped pages are freed then (their objects are gone already); the
+ * VMAs stay, and fault. Forgets the address spaces.
+ *
+ * Context: process context; no mmap lock held (each is taken here, after
+ * @uc->mm_lock is dropped: srnic_mmap() nests them the other way).
+ */
+void srnic_ucontext_zap(struct srnic_ucontext *uc)
+{
+	struct srnic_umm *umm, *next;
+	LIST_HEAD(mms);
+
+	mutex_lock(&uc->mm_lock);
+	list_splice_init(&uc->mms, &mms);
+	mutex_unlock(&uc->mm_lock);
+	list_for_each_entry_safe(umm, next, &mms, node) {
+		srnic_zap_mm(umm->mm, uc->ibuc.ufile);
+		mmdrop(umm->mm);
+		kfree(umm);
+	}
+}
+
 /**
  * srnic_mmap() - ib_device_ops.mmap: map a user ring
  * @uctx: the user context the offset belongs to
@@ -279,6 +370,11 @@ int srnic_mmap(struct ib_ucontext *uctx, struct vm_area_struct *vma)
 		err = -EINVAL;
 		goto out_put;
 	}
+	err = srnic_ucontext_add_mm(container_of(uctx, struct srnic_ucontext,
+						 ibuc), vma->vm_mm);
+	if (err)
+		goto out_put;
+	vm_flags_set(vma, VM_DONTCOPY | VM_DONTEXPAND);
 	/* The VMA's PTEs hold the pages; nothing holds the entry (above). */
 	err = remap_vmalloc_range(vma, to_srnic_mmap_entry(entry)->buf, 0);
 out_put:

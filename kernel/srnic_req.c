@@ -986,7 +986,9 @@ static bool srnic_req_tx(struct srnic_qp *qp)
 		    (skb || (!pkt.fatal && !qp->req.stopped &&
 			     !qp->req.rnr_wait && !srnic_req_idle(qp))))
 			srnic_req_arm_timer(qp);
-		srnic_comp_retire(qp);
+		/* UD/UC sends and local operations complete here */
+		if (srnic_comp_retire(qp))
+			pkt.fatal = true;
 		spin_unlock_bh(&qp->req_lock);
 		if (!skb) {
 			if (pkt.fatal)
@@ -995,6 +997,10 @@ static bool srnic_req_tx(struct srnic_qp *qp)
 		}
 		srnic_xmit(qp->sdev, qp, pkt.av, qp->src_port, pkt.av->tclass,
 			   skb, pkt.pad);
+		if (pkt.fatal) {
+			srnic_qp_error(qp);
+			return false;
+		}
 	}
 	return true;
 }

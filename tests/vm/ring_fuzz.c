@@ -805,7 +805,8 @@ static void recv_case(const char *c, bool srq, int how)
 /*
  * The CQ's consumer index scribbled (ahead of the producer, out of range):
  * the CQ looks full to srnic; the completions that follow are refused,
- * the CQ reports IBV_EVENT_CQ_ERR, and nothing hangs.
+ * the CQ reports IBV_EVENT_CQ_ERR, the QP whose completion it refused goes
+ * to ERR, and nothing hangs.
  */
 static void cq_case(const char *c, uint32_t v)
 {
@@ -840,6 +841,9 @@ static void cq_case(const char *c, uint32_t v)
 	}
 	snprintf(name, sizeof(name), "%s: IBV_EVENT_CQ_ERR", c);
 	check(name, got, "no CQ error event in %d ms", WAIT_MS);
+	/* IBA 11.4.2.1: a completion the CQ refused takes its QP to ERR */
+	snprintf(name, sizeof(name), "%s: the QP goes to ERR", c);
+	check(name, wait_err(a.qp), "state %d", qp_state(a.qp));
 	ep_destroy(&a);
 	ep_destroy(&b);
 	fresh_pair_works(c);

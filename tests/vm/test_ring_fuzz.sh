@@ -19,7 +19,8 @@
 #     moves;
 #   RQ/SRQ producer out of range or moved back, a malformed receive WQE:
 #     the receiving QP goes to ERR, the SEND fails (NAK), the counter moves;
-#   CQ consumer index out of range or past the producer: IBV_EVENT_CQ_ERR;
+#   CQ consumer index out of range or past the producer: IBV_EVENT_CQ_ERR,
+#     the QP whose completion the CQ refused goes to ERR;
 #   20 rounds of modify_qp to ERR, to RESET and back to RTS while a thread
 #     keeps the SQ and RQ full: each returns within 2 s;
 #   modify_qp RTS->RTS from a thread while a malformed WQE takes the QP to

@@ -1,0 +1,463 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Teardown under load, run inside the VM (tests/vm/vmrun). What
+# test_revoke.sh (device removal under user traffic) and test_nvmeof.sh
+# (orderly ULP disconnect) already assert is not repeated here.
+#
+# Part 1, user traffic (nsA: vethA 10.99.0.1 srnic0 <=> nsB: vethB srnic1):
+#   * kill -9 of the ib_write_bw -b client, then of the server, mid-transfer
+#     (both ends post WRITEs): the survivor's QP fails by retry exhaustion
+#     (retry_exceeded_err +1 on its device) and the process exits with an
+#     error within 15 s.
+#   * rmmod srnic while ibv_rc_pingpong (both ends) and ibv_asyncwatch hold
+#     contexts: srnic implements disassociate_ucontext, so ib_uverbs takes no
+#     module reference for an open context and the unregister revokes them
+#     (as for device removal): rmmod returns 0 within 10 s, the processes
+#     get IBV_EVENT_DEVICE_FATAL and end with an error within 10 s, and
+#     the rings they had mapped are unmapped: revoke_mmap.c, alive across
+#     the rmmod, gets SIGBUS when it reads its CQ ring afterwards.
+# Part 2, a kernel ULP (root netns; nvme-rdma and nvmet only use init_net):
+#   nvmet-rdma target on srnic0, nvme-rdma host on srnic1, dd writing
+#   through the namespace with O_DIRECT when
+#   * the target's device goes (rdma link delete srnic0): the host's
+#     reconnects fail, delete_controller returns within 20 s;
+#   * the host's device goes (rdma link delete srnic1): nvme-rdma removes the
+#     controller within 20 s;
+#   * both go (ip link del vethA), and srnic is unloaded (rmmod srnic).
+#   Each time: the removal returns within 30 s (when both ends go, it
+#   waits for nvme-core to time out the host's in-flight I/O and its
+#   shutdown command: io_timeout and admin_timeout, set to 5 s here),
+#   the controller goes within 20 s, the dd loop ends (I/O error) within
+#   20 s, no task is left in D state, no hung-task report
+#   (hung_task_timeout_secs=30).
+#   A netns deletion with the ULP inside is not possible: nvme-rdma and
+#   nvmet-rdma only use init_net, which cannot be deleted.
+# Memory, after each scenario, once everything is set up again as before it
+# (devices re-added, module reloaded) and idle: `rdma res show` counts equal
+# to the baseline's, SUnreclaim within SLAB_TOL kB and VmallocUsed within
+# VMALLOC_TOL kB of it (srnic has no slab caches of its own: its objects
+# are kmalloc'd, its rings vmalloc'd). The baseline is taken after a warm-up
+# of the same kind (lazily created kernel state is not a leak).
+# At the end: a fresh pair passes ibv_rc_pingpong, srnic unloads, and the
+# kernel log has no WARNING/BUG/Oops/refcount/hung/stall/leak report.
+set -u
+cd "$(dirname "$0")/../.." || exit 1
+REPO=$PWD
+. tests/vm/lib.sh
+
+KO=$REPO/srnic.ko
+LOG=/tmp/teardown
+NQN=srnic-teardown
+CFS=/sys/kernel/config/nvmet
+IMG=/tmp/teardown-ns.img
+# Tolerances (kB) of the memory checks. A leaked user context costs
+# well over these: its rings alone (vmalloc) are 3 x 16 KiB or more, plus
+# the QP's kmalloc'd state; the leaked objects ib_core tracks are caught
+# exactly by the `rdma res` counts. Below them: slab objects that other
+# subsystems (netns, sockets, kworkers, the 9p root) free lazily, and
+# kernel stacks (vmalloc, VMAP_STACK) that exited tasks free after an RCU
+# grace period. Measured on a busy host (load 15 on 2 cores): SUnreclaim
+# -144..+456 kB (the biggest: task_struct, i.e. kworkers started under
+# load, radix_tree_node, inode caches), VmallocUsed 0..+64 kB.
+SLAB_TOL=${SLAB_TOL:-512}
+VMALLOC_TOL=${VMALLOC_TOL:-96}
+mkdir -p "$LOG"
+
+[ -f "$KO" ] || { echo "srnic.ko missing: run make module first"; exit 1; }
+
+ms_since() { echo $((($(_t_now_us) - $1) / 1000)); }
+
+# waited SECS PID: wait_done SECS PID, whose deadline counts polls (longer
+# than SECS on a busy host), then the status, or 124 if PID ran longer
+# than SECS of wall-clock time; WAITED_MS = how long it ran
+waited() {
+	local t0 rc
+	t0=$(_t_now_us)
+	wait_done "$1" "$2"
+	rc=$?
+	WAITED_MS=$(ms_since "$t0")
+	[ "$rc" != 124 ] && [ "$WAITED_MS" -gt $(($1 * 1000)) ] && rc=124
+	return "$rc"
+}
+
+# ------------------------------------------------------------------ memory
+
+meminfo() { awk -v k="$1:" '$1 == k { print $2 }' /proc/meminfo; }
+# `rdma res show` without the device indexes (they grow as devices come
+# and go)
+res_counts() { rdma res show 2>/dev/null | sed 's/^[0-9]*: //' | tr '\n' ' '; }
+
+# slab_caches: "cache kB" of every slab cache (active objects x size)
+slab_caches() { awk 'NR > 2 { print $1, int($2 * $4 / 1024) }' /proc/slabinfo; }
+# slab_growth BASE: the three caches (stdin vs BASE) that grew most, as info
+slab_growth() {
+	awk 'NR == FNR { b[$1] = $2; next } $2 - b[$1] > 0 { print $2 - b[$1], $1 }' "$1" - |
+		sort -rn | head -n 3 | awk '{ printf "  info | slab %s +%d kB\n", $2, $1 }'
+}
+
+# mem_settle: let deferred frees run (RCU callbacks, lazy stack frees)
+mem_settle() {
+	sync
+	echo 2 >/proc/sys/vm/drop_caches
+	sleep 1.5
+}
+
+mem_base() {
+	mem_settle
+	BASE_SLAB=$(meminfo SUnreclaim)
+	BASE_VMALLOC=$(meminfo VmallocUsed)
+	BASE_RES=$(res_counts)
+	slab_caches >"$LOG/slab.base"
+	echo "info: baseline $1: SUnreclaim ${BASE_SLAB} kB, VmallocUsed ${BASE_VMALLOC} kB, rdma res: $BASE_RES"
+}
+
+# mem_check NAME: the checks against the baseline after scenario NAME
+mem_check() {
+	local name=$1 slab vm res ds dv
+	mem_settle
+	res=$(res_counts)
+	# QPs freed through call_rcu and ib_core's deferred work: settle
+	for _ in $(seq 20); do
+		[ "$res" = "$BASE_RES" ] && break
+		sleep 0.25
+		res=$(res_counts)
+	done
+	slab=$(meminfo SUnreclaim)
+	vm=$(meminfo VmallocUsed)
+	ds=$((slab - BASE_SLAB))
+	dv=$((vm - BASE_VMALLOC))
+	echo "info: $name: SUnreclaim ${slab} kB (${ds} kB), VmallocUsed ${vm} kB (${dv} kB)"
+	slab_caches | slab_growth "$LOG/slab.base"
+	t_eq "$name: rdma res counts back to the baseline" "$res" "$BASE_RES"
+	t_check "$name: SUnreclaim within ${SLAB_TOL} kB of the baseline (${ds} kB)" \
+		test "$ds" -le "$SLAB_TOL"
+	t_check "$name: VmallocUsed within ${VMALLOC_TOL} kB of the baseline (${dv} kB)" \
+		test "$dv" -le "$VMALLOC_TOL"
+}
+
+# ------------------------------------------------------------------ tasks
+
+# d_tasks: tasks in uninterruptible sleep (D), "pid comm" per line
+d_tasks() {
+	local f line st
+	for f in /proc/[0-9]*/stat; do
+		read -r line <"$f" 2>/dev/null || continue
+		st=${line##*) }
+		[ "${st%% *}" = D ] && echo "${line%% *} $(cut -d' ' -f2 <<<"$line")"
+	done
+	return 0
+}
+no_d_tasks() { [ -z "$(d_tasks)" ]; }
+
+# flowing DEV: DEV's rcvd_pkts moves by 100 within a second (15 s to start)
+flowing() {
+	local p0
+	for _ in $(seq 15); do
+		p0=$(counter "$1" rcvd_pkts)
+		sleep 1
+		[ "$(counter "$1" rcvd_pkts)" -gt $((p0 + 100)) ] && return 0
+	done
+	return 1
+}
+
+# ------------------------------------------------------------- part 1: user
+
+devices_up_ns() {
+	ip netns exec nsA rdma link add srnic0 type srnic netdev vethA &&
+		ip netns exec nsB rdma link add srnic1 type srnic netdev vethB &&
+		G0=$(settle roce_gid_index srnic0 10.99.0.1) &&
+		G1=$(settle roce_gid_index srnic1 10.99.0.2)
+}
+
+dmesg -C
+# 30 s: above what a removal may wait for nvme-core's timeouts (below)
+echo 30 >/proc/sys/kernel/hung_task_timeout_secs
+echo 1 >/proc/sys/kernel/sysrq
+modprobe -a veth ib_uverbs rdma_ucm udp_tunnel ip6_udp_tunnel nvmet \
+	nvmet-rdma nvme-rdma || exit 1
+insmod "$KO" || exit 1
+netns_pair_setup || exit 1
+t_check "devices up (netns)" devices_up_ns || { t_summary; exit 1; }
+
+pair "warm-up: ibv_rc_pingpong" \
+	ibv_rc_pingpong -d srnic0 -g "$G0" -n 200 -s 4096 -- \
+	ibv_rc_pingpong -d srnic1 -g "$G1" -n 200 -s 4096 10.99.0.1
+# what the scenarios run once before the baseline (first use of a size
+# class, socket caches...: measured +64 kB of kmalloc-8k without it)
+pair "warm-up: ib_write_bw -b" \
+	ib_write_bw -d srnic0 -x "$G0" -s 65536 -D 1 -F -b -- \
+	ib_write_bw -d srnic1 -x "$G1" -s 65536 -D 1 -F -b 10.99.0.1
+mem_base "user part"
+
+# kill9 WHO: ib_write_bw -b (WRITEs both ways) between srnic0 (server) and
+# srnic1 (client); kill -9 WHO (server or client) once traffic flows; the
+# other must fail by retry exhaustion and exit with an error
+kill9() {
+	local who=$1 srv cli victim survivor sdev rc t0 name
+	name="kill -9 of the ib_write_bw -b $who"
+	CNTS="retry_exceeded_err rcvd_pkts"
+	snap
+	bg_start srv ip netns exec nsA ib_write_bw -d srnic0 -x "$G0" -s 65536 \
+		-D 60 -F -b >"$LOG/srv" 2>&1
+	settle pair_tcp_listening
+	bg_start cli ip netns exec nsB ib_write_bw -d srnic1 -x "$G1" -s 65536 \
+		-D 60 -F -b 10.99.0.1 >"$LOG/cli" 2>&1
+	if ! t_check "$name: WRITEs flow both ways" flowing srnic0; then
+		tail -n 5 "$LOG/srv" "$LOG/cli" | sed 's/^/  | /'
+		bg_cleanup
+		return
+	fi
+	if [ "$who" = client ]; then
+		victim=$cli survivor=$srv sdev=srnic0
+	else
+		victim=$srv survivor=$cli sdev=srnic1
+	fi
+	snap
+	kill -KILL "$victim"
+	waited 15 "$survivor"
+	rc=$?
+	echo "info: $name: the peer exited (status $rc) after $WAITED_MS ms"
+	t_check "$name: the peer exits within 15 s, with an error (status $rc)" \
+		test "$rc" != 0 -a "$rc" != 124
+	t_check "$name: the peer's QP failed by retry exhaustion ($sdev retry_exceeded_err +$(delta "$sdev" retry_exceeded_err))" \
+		test "$(delta "$sdev" retry_exceeded_err)" -ge 1
+	grep -iE 'error|fail' "$LOG/srv" "$LOG/cli" | head -n 3 | sed 's/^/  info | /'
+	bg_cleanup
+	mem_check "$name"
+}
+kill9 client
+kill9 server
+
+# rmmod while user contexts are open; revoke_mmap holds a CQ ring mapped
+t_check "build revoke_mmap.c against libibverbs" \
+	cc -O2 -Wall -Werror -o "$LOG/revoke_mmap" tests/vm/revoke_mmap.c -libverbs
+rm -f "$LOG/rm.ready" "$LOG/rm.gone"
+bg_start RM ip netns exec nsA "$LOG/revoke_mmap" srnic0 "$LOG/rm.ready" \
+	"$LOG/rm.gone" >"$LOG/rm.out" 2>&1
+settle test -e "$LOG/rm.ready"
+bg_start AW ip netns exec nsA stdbuf -oL ibv_asyncwatch -d srnic0 >"$LOG/aw" 2>&1
+bg_start SRV ip netns exec nsA ibv_rc_pingpong -d srnic0 -g "$G0" -e \
+	-n 10000000 -s 4096 >"$LOG/pp_srv" 2>&1
+settle pair_tcp_listening
+bg_start CLI ip netns exec nsB ibv_rc_pingpong -d srnic1 -g "$G1" -e \
+	-n 10000000 -s 4096 10.99.0.1 >"$LOG/pp_cli" 2>&1
+t_check "rmmod under traffic: ibv_rc_pingpong flows" flowing srnic0
+rmmod srnic >"$LOG/rmmod" 2>&1 &
+waited 10 $!
+rc=$?
+echo "info: rmmod srnic with 3 open contexts took $WAITED_MS ms (status $rc)"
+if [ "$rc" = 124 ]; then
+	t_fail "rmmod srnic with open user contexts returns within 10 s" "hung"
+	t_summary
+	exit 1
+fi
+t_eq "rmmod srnic with open user contexts succeeds (revokes them)" "$rc" 0
+sed 's/^/  | /' "$LOG/rmmod"
+t_check "srnic unloaded" test ! -e /sys/module/srnic
+t_check "rmmod: ibv_asyncwatch gets IBV_EVENT_DEVICE_FATAL" \
+	settle grep -q DEVICE_FATAL "$LOG/aw"
+: >"$LOG/rm.gone"
+waited 10 "$RM"
+rc=$?
+t_from_output revoke_mmap "$rc" "$(<"$LOG/rm.out")"
+for p in SRV CLI; do
+	waited 10 "${!p}"
+	rc=$?
+	t_check "rmmod: the pingpong $p ends within 10 s with an error (status $rc)" \
+		test "$rc" != 0 -a "$rc" != 124
+done
+bg_cleanup
+t_check "insmod again" insmod "$KO"
+t_check "devices up again (netns)" devices_up_ns || { t_summary; exit 1; }
+mem_check "rmmod with open user contexts"
+t_check "no D-state task after the user part" settle no_d_tasks
+
+t_check "kernel log clean after the user part" \
+	bash -c "! dmesg | grep -iE '^(\[[ 0-9.]+\] )?(WARNING|BUG|Oops|general protection)|refcount|hung_task|blocked for more|stall|unregister_netdevice: waiting|restrack|leak|not released'"
+ip netns exec nsA rdma link delete srnic0
+ip netns exec nsB rdma link delete srnic1
+ip netns del nsA
+ip netns del nsB
+
+# -------------------------------------------------------------- part 2: ULP
+
+devices_up_root() {
+	{ [ -e /sys/class/infiniband/srnic0 ] ||
+		rdma link add srnic0 type srnic netdev vethA; } &&
+		{ [ -e /sys/class/infiniband/srnic1 ] ||
+			rdma link add srnic1 type srnic netdev vethB; } &&
+		settle roce_gid_index srnic0 10.99.0.1 >/dev/null &&
+		settle roce_gid_index srnic1 10.99.0.2 >/dev/null
+}
+
+# fresh_ulp_devices: both devices deleted and added again, the target port
+# down: the state mem_base and mem_check compare (a device a ULP has used
+# keeps per-device objects, e.g. CQs, until it goes)
+fresh_ulp_devices() {
+	port_down
+	[ -e /sys/module/srnic ] || insmod "$KO" || return 1
+	veth_pair_setup >/dev/null || return 1
+	rdma link delete srnic0 2>/dev/null
+	rdma link delete srnic1 2>/dev/null
+	devices_up_root
+}
+
+# When both ends go at once (ip link del, rmmod), the host's in-flight
+# requests never get a response: nvme-rdma's controller deletion waits in
+# del_gendisk (queue freeze) until nvme-core times the I/O out (io_timeout,
+# 30 s by default), then for its shutdown Property Set on the admin queue
+# (admin_timeout, 60 s). nvme-core's design, whatever the RNIC (a dead
+# target only answers by timeout); short timeouts keep the test short, and
+# bound those removals.
+echo 5 >/sys/module/nvme_core/parameters/io_timeout
+echo 5 >/sys/module/nvme_core/parameters/admin_timeout
+mountpoint -q /sys/kernel/config || mount -t configfs none /sys/kernel/config
+truncate -s 32M "$IMG"
+target_subsys() {
+	mkdir "$CFS/subsystems/$NQN" &&
+		echo 1 >"$CFS/subsystems/$NQN/attr_allow_any_host" &&
+		mkdir "$CFS/subsystems/$NQN/namespaces/1" &&
+		echo "$IMG" >"$CFS/subsystems/$NQN/namespaces/1/device_path" &&
+		echo 1 >"$CFS/subsystems/$NQN/namespaces/1/buffered_io" &&
+		echo 1 >"$CFS/subsystems/$NQN/namespaces/1/enable"
+}
+# port_up / port_down: the RDMA port on 10.99.0.1 (its rdma_cm listener is
+# bound to srnic0, so it is made again with every new srnic0)
+port_up() {
+	mkdir "$CFS/ports/1" &&
+		echo rdma >"$CFS/ports/1/addr_trtype" &&
+		echo ipv4 >"$CFS/ports/1/addr_adrfam" &&
+		echo 10.99.0.1 >"$CFS/ports/1/addr_traddr" &&
+		echo 4420 >"$CFS/ports/1/addr_trsvcid" &&
+		ln -s "$CFS/subsystems/$NQN" "$CFS/ports/1/subsystems/$NQN" &&
+		settle pair_cm_listening
+}
+port_down() {
+	[ -e "$CFS/ports/1" ] || return 0
+	rm -f "$CFS/ports/1/subsystems/$NQN"
+	rmdir "$CFS/ports/1"
+}
+
+# connect: nvme-rdma host on srnic1; sets CTRL and NDEV. Reconnects every
+# second, gives up after 3 s without the target.
+connect() {
+	local line
+	exec 3<>/dev/nvme-fabrics || return 1
+	echo "transport=rdma,traddr=10.99.0.1,trsvcid=4420,host_traddr=10.99.0.2,nqn=$NQN,reconnect_delay=1,ctrl_loss_tmo=3" >&3 ||
+		return 1
+	read -r line <&3 || return 1
+	exec 3>&-
+	echo "$line" >"$LOG/ctrl"
+}
+host_up() {
+	local inst
+	connect &
+	wait_done 60 $! || return 1
+	inst=$(sed -n 's/^instance=\([0-9]*\),.*/\1/p' "$LOG/ctrl")
+	CTRL=nvme$inst
+	NDEV=/dev/nvme${inst}n1
+	# the namespace scan takes seconds on a busy host
+	for _ in $(seq 40); do
+		[ -b "$NDEV" ] && return 0
+		sleep 0.5
+	done
+	echo "no $NDEV"
+	echo 1 >"/sys/class/nvme/$CTRL/delete_controller"
+	return 1
+}
+
+veth_pair_setup || exit 1
+t_check "devices up (root netns)" devices_up_root
+t_check "nvmet-rdma target on srnic0" target_subsys
+t_check "target port listens" port_up
+t_check "warm-up: nvme-rdma connects" host_up
+t_check "warm-up: 4 MiB written through the namespace" \
+	with_timeout 60 dd if=/dev/zero of="$NDEV" bs=1M count=4 oflag=direct status=none
+echo 1 >"/sys/class/nvme/$CTRL/delete_controller"
+settle test ! -e "/sys/class/nvme/$CTRL"
+t_check "fresh devices for the ULP baseline" fresh_ulp_devices
+mem_base "ULP part"
+
+# ulp NAME CMD...: with dd writing through the namespace, run CMD (a
+# removal) in the background: it returns, the controller goes (removed by
+# nvme-rdma with the host's device, or after its reconnects failed: the
+# host gives up after ctrl_loss_tmo=3 s), the dd loop ends, no task stays
+# in D state; then everything is set up again for mem_check
+ulp() {
+	local name=$1 dd rc t0
+	shift
+	echo "step: $name: set up"
+	port_down
+	t_check "$name: target port listens" port_up || return
+	if ! t_check "$name: nvme-rdma connects" host_up; then
+		return
+	fi
+	bg_start dd bash -c "while :; do dd if=/dev/zero of='$NDEV' bs=1M count=32 oflag=direct status=none || exit; done" \
+		>"$LOG/dd" 2>&1
+	t_check "$name: dd writes flow ($CTRL)" flowing srnic0
+	echo "step: $name"
+	"$@" >"$LOG/cmd" 2>&1 &
+	waited 30 $!
+	rc=$?
+	echo "info: $name during dd took $WAITED_MS ms (status $rc)"
+	if [ "$rc" = 124 ] && kill -0 $! 2>/dev/null; then
+		t_fail "$name during dd returns within 30 s" "hung"
+		t_summary
+		exit 1
+	fi
+	t_eq "$name during dd returns within 30 s" "$rc" 0 ||
+		sed 's/^/  | /' "$LOG/cmd"
+	t0=$(_t_now_us)
+	t_check "$name: controller $CTRL gone within 20 s" \
+		settle bash -c "for i in \$(seq 4); do [ ! -e /sys/class/nvme/$CTRL ] && exit 0; sleep 1; done; exit 1"
+	echo "info: $name: controller gone after $(ms_since "$t0") ms"
+	waited 20 "$dd"
+	rc=$?
+	t_check "$name: the dd loop ends within 20 s, with an I/O error (status $rc)" \
+		test "$rc" != 0 -a "$rc" != 124
+	tail -n 1 "$LOG/dd" | sed 's/^/  info | /'
+	bg_cleanup
+	t_check "$name: no task in D state" settle no_d_tasks || d_tasks
+	t_check "$name: devices up again" fresh_ulp_devices
+	mem_check "$name"
+}
+
+# the target's device goes and comes back without the port: the host's
+# reconnects are rejected (no listener) until it gives up
+srnic0_bounce() {
+	rdma link delete srnic0 && rdma link add srnic0 type srnic netdev vethA
+}
+ulp "target side: rdma link delete srnic0 (and add)" srnic0_bounce
+dmesg | grep -E 'reconnect|Removing ctrl' | tail -n 3 | sed 's/^/  info | /'
+ulp "host side: rdma link delete srnic1" rdma link delete srnic1
+ulp "both: ip link del vethA" ip link del vethA
+ulp "rmmod srnic" rmmod srnic
+
+t_check "no hung task" bash -c "! dmesg | grep -E 'blocked for more than|hung_task'"
+
+# ------------------------------------------------------------------ the end
+
+
+G0=$(roce_gid_index srnic0 10.99.0.1)
+G1=$(roce_gid_index srnic1 10.99.0.2)
+PAIR_SERVER_NS='' PAIR_CLIENT_NS='' \
+	pair "fresh devices after it all: ibv_rc_pingpong" \
+	ibv_rc_pingpong -d srnic0 -g "$G0" -n 200 -s 4096 -- \
+	ibv_rc_pingpong -d srnic1 -g "$G1" -n 200 -s 4096 10.99.0.1 ||
+	for c in sent_pkts rcvd_pkts rcvd_no_qp local_ack_timeout_err rcvd_bad_hdr; do
+		echo "  info | srnic0 $c $(counter srnic0 $c), srnic1 $c $(counter srnic1 $c)"
+	done
+rmdir "$CFS/subsystems/$NQN/namespaces/1" 2>/dev/null ||
+	{ echo 0 >"$CFS/subsystems/$NQN/namespaces/1/enable"; rmdir "$CFS/subsystems/$NQN/namespaces/1"; }
+rmdir "$CFS/subsystems/$NQN"
+t_check "nvme-rdma and nvmet-rdma unload" modprobe -r nvme-rdma nvmet-rdma
+rdma link delete srnic0
+rdma link delete srnic1
+t_check "rmmod srnic at the end" rmmod srnic
+# "unregister_netdevice: waiting" (after 10 s) may appear in part 2: ip link
+# del waits for nvme-core's timeouts there (above)
+t_check "kernel log clean (no WARNING/BUG/Oops/refcount/hung/stall/leak)" \
+	bash -c "! dmesg | grep -iE '^(\[[ 0-9.]+\] )?(WARNING|BUG|Oops|general protection)|refcount|hung_task|blocked for more|stall|restrack|leak|not released'"
+dmesg | grep -iE 'WARNING|BUG|refcount|stall|restrack|leak' | head -20 | sed 's/^/  | /'
+t_summary
