@@ -17,7 +17,8 @@
 # in the first one's backlog, breaks this (veth queues a packet on the
 # sending CPU's backlog). So does a retransmit timer that fires after a
 # stall of the (TCG) guest, before the ACKs waiting in a receive backlog
-# are processed (issue 11 finding 8: 1-8 timeouts a run before the fix).
+# are processed (issue 11 finding 8: 1-8 timeouts a run before the fix at
+# host load 14; none at lower load, so this catches it only on a busy host).
 # "info" lines carry the counter deltas.
 #
 # SRNIC_KO=path overrides the module (default: srnic.ko at the repo root).
