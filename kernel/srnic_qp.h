@@ -238,6 +238,8 @@ struct srnic_qp {
 		u32		since_ackreq;	/* packets sent without AckReq */
 		u64		ackreq_ns;	/* last AckReq (DCQCN active) */
 		u64		retransmits;	/* WQEs sent again (go-back-N) */
+		unsigned long	timer_due;	/* when retrans_timer should fire */
+		bool		timer_grace;	/* it was put off once since armed */
 	} req;
 	struct timer_list	retrans_timer;
 	struct timer_list	rnr_timer;

@@ -10,8 +10,14 @@
 #
 # The host connects with one I/O queue per CPU, default and read queues
 # (IB_POLL_SOFTIRQ CQs) and one poll queue (IB_POLL_DIRECT CQ); the target's
-# CQs are IB_POLL_WORKQUEUE. Asserts: 16 MiB written and read back through
-# /dev/nvmeXn1 with O_DIRECT, byte for byte; delete_controller returns within
+# CQs are IB_POLL_WORKQUEUE. Asserts: 32 MiB written (four writers spread
+# over the CPUs, so on every I/O queue at once) and read back through /dev/nvmeXn1 with
+# O_DIRECT, byte for byte; on this lossless link (veth, qdisc, softnet and
+# UDP drop counters checked to stay 0) nothing is sent twice: both devices'
+# retransmits, local_ack_timeout_err, duplicate_request, sequence NAKs,
+# READ gap retries and out-of-order counters stay 0 (issue 11 finding 8: a
+# write is the target RDMA-READing the host, and reordered READ responses
+# made it ask again); delete_controller returns within
 # 20 s (ib_drain_qp on every host queue, all three poll contexts); the target
 # is torn down (ib_drain_qp in nvmet-rdma's workqueue) within 20 s; no hung
 # task (hung_task_timeout_secs=5), no kernel warnings, both srnic devices and
@@ -20,12 +26,13 @@
 # Every step that can hang runs in the background and is waited for with a
 # deadline: a task stuck in D state cannot be killed, so the test reports the
 # failure with the blocked tasks' stacks and ends (the guest is powered off).
+# SRNIC_KO=path overrides the module (default: srnic.ko at the repo root).
 set -u
 cd "$(dirname "$0")/../.." || exit 1
 REPO=$PWD
 . tests/vm/lib.sh
 
-KO=$REPO/srnic.ko
+KO=${SRNIC_KO:-$REPO/srnic.ko}
 NQN=srnic-nvmeof
 CFS=/sys/kernel/config/nvmet
 IMG=/tmp/nvmeof-ns.img
@@ -108,14 +115,75 @@ t_check "namespace block device $ndev" settle test -b "$ndev"
 nqp=$(rdma res show qp link srnic1/1 2>/dev/null | grep -c 'type RC')
 t_check "host has its queues on srnic1 ($nqp RC QPs)" test "$nqp" -ge 3
 
-# --- 16 MiB written and read back ---------------------------------------------
-head -c 16M /dev/urandom >"$SRC"
-t_check "write 16 MiB through $CTRL (O_DIRECT)" \
-	with_timeout 120 dd if="$SRC" of="$ndev" bs=1M count=16 oflag=direct conv=fsync status=none
-t_check "read 16 MiB back through $CTRL (O_DIRECT)" \
-	with_timeout 120 dd if="$ndev" of="$DST" bs=1M count=16 iflag=direct status=none
-t_check "16 MiB read back equal to what was written" cmp "$SRC" "$DST"
-t_check "the target's file holds the data" cmp -n 16777216 "$SRC" "$IMG"
+# --- 32 MiB written and read back, nothing sent twice --------------------------
+# Counters that move only when a requester sends again (timeout, sequence
+# NAK, READ gap) or a responder sees a request twice or out of order.
+CNTS="retransmits local_ack_timeout_err duplicate_request out_of_seq_request
+rcvd_seq_err send_seq_err read_gap_retries read_resp_out_of_order
+req_placed_out_of_order tx_bytes"
+# link_drops: every drop the link could make: veth rx/tx drops, qdisc drops,
+# softnet backlog drops (/proc/net/softnet_stat column 2), UDP InErrors and
+# RcvbufErrors
+link_drops() {
+	local n=0 dev f v
+	for dev in vethA vethB; do
+		for f in rx_dropped tx_dropped; do
+			read -r v <"/sys/class/net/$dev/statistics/$f"
+			n=$((n + v))
+		done
+	done
+	for v in $(tc -s qdisc show | sed -n 's/.*(dropped \([0-9]*\),.*/\1/p'); do
+		n=$((n + v))
+	done
+	while read -r _ v _; do
+		n=$((n + 16#$v))
+	done </proc/net/softnet_stat
+	v=$(awk '/^Udp:/ { if (!h) { for (i = 2; i <= NF; i++) c[$i] = i; h = 1 }
+		else print $c["InErrors"] + $c["RcvbufErrors"] }' /proc/net/snmp)
+	echo $((n + v))
+}
+# write8 CPU I: the I-th 8 MiB of $SRC, written from CPU (on its I/O queue)
+write8() {
+	with_timeout 120 taskset -c "$1" dd if="$SRC" of="$ndev" bs=1M count=8 \
+		skip=$((8 * $2)) seek=$((8 * $2)) oflag=direct conv=fsync status=none
+}
+# write32: four writers at once, spread over the CPUs
+write32() {
+	local i pids=() rc=0
+	for i in 0 1 2 3; do
+		write8 $((i % $(nproc))) "$i" &
+		pids+=($!)
+	done
+	for i in "${pids[@]}"; do
+		wait "$i" || rc=1
+	done
+	return "$rc"
+}
+head -c 32M /dev/urandom >"$SRC"
+snap
+D0=$(link_drops)
+t_check "write 32 MiB through $CTRL (O_DIRECT, four writers)" write32
+t_check "read 32 MiB back through $CTRL (O_DIRECT)" \
+	with_timeout 120 dd if="$ndev" of="$DST" bs=1M count=32 iflag=direct status=none
+t_check "32 MiB read back equal to what was written" cmp "$SRC" "$DST"
+t_check "the target's file holds the data" cmp "$SRC" "$IMG"
+line="info resends:"
+sum=0
+for d in srnic0 srnic1; do
+	for c in $CNTS; do
+		v=$(delta "$d" "$c")
+		line+=" $d.$c=$v"
+		[ "$c" = tx_bytes ] || sum=$((sum + v))
+	done
+done
+echo "$line"
+echo "info wire: $((($(delta srnic0 tx_bytes) + $(delta srnic1 tx_bytes)) / 1024)) KiB RoCE (BTH..ICRC) for 64 MiB of data moved"
+t_eq "lossless link: no drop (veth, qdisc, softnet, UDP)" $(($(link_drops) - D0)) 0
+t_eq "no retransmits without loss (srnic0+srnic1)" \
+	$(($(delta srnic0 retransmits) + $(delta srnic1 retransmits))) 0
+t_eq "no duplicate requests without loss (srnic0+srnic1)" \
+	$(($(delta srnic0 duplicate_request) + $(delta srnic1 duplicate_request))) 0
+t_eq "no timeout, sequence NAK, READ gap or reordering (sum)" "$sum" 0
 
 # --- teardown: host, then target ------------------------------------------------
 t0=$(_t_now_us)
