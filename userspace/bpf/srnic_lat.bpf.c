@@ -10,7 +10,7 @@
 #include <bpf/bpf_helpers.h>
 
 #include "uapi/rdma/srnic_probe.h"
-#include "srnic_probes.h"
+#include "srnic_maps.h"
 
 const volatile __u32 filter_dev = 0;
 const volatile __u32 targ_dev = 0;

@@ -9,7 +9,7 @@
 #include <bpf/bpf_helpers.h>
 
 #include "uapi/rdma/srnic_probe.h"
-#include "srnic_probes.h"
+#include "srnic_maps.h"
 
 /* Set by srnicctl before load: count only ib_device index targ_dev when filter_dev. */
 const volatile __u32 filter_dev = 0;

@@ -2,7 +2,7 @@
 #include "dcqcn.h"
 
 #include "command.h"
-#include "srnic_dev.h"
+#include "sysfs_view.h"
 
 #include <algorithm>
 #include <cerrno>

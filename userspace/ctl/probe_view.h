@@ -9,7 +9,7 @@
 #include "lib/result.h"
 #include "lib/sysfs.h"
 
-#include "srnic_probes.h"
+#include "srnic_maps.h"
 
 #include <cstdint>
 #include <map>

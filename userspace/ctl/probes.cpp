@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "probes.h"
 
-#include "dev.h"
+#include "dev_netlink.h"
 
 #include <bpf/libbpf.h>
 

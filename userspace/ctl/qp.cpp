@@ -2,10 +2,10 @@
 #include "qp.h"
 
 #include "command.h"
-#include "dev.h"
+#include "dev_netlink.h"
 #include "lib/nl_socket.h"
 #include "lib/nldev.h"
-#include "srnic_dev.h"
+#include "sysfs_view.h"
 
 #include <libmnl/libmnl.h>
 #include <rdma/rdma_netlink.h>

@@ -8,7 +8,7 @@
 #include "show.h"
 
 #include "command.h"
-#include "srnic_dev.h"
+#include "sysfs_view.h"
 
 #include <utility>
 

@@ -4,7 +4,7 @@
 #pragma once
 
 #include "lib/output.h"
-#include "srnic_dev.h"
+#include "sysfs_view.h"
 
 namespace srnic::ctl {
 

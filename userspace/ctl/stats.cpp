@@ -6,7 +6,7 @@
 // such as mlx5) follow, with kind "other": their IBA port counters (ports/N/counters) and
 // hw_counters, whichever they have.
 #include "command.h"
-#include "srnic_dev.h"
+#include "sysfs_view.h"
 
 #include <cstdint>
 #include <utility>

@@ -4,7 +4,7 @@
 // FakeHost::mlx5_roce()): found with their netdevs and driver, shown, their counters and
 // mlx5's ecn/ DCQCN knobs read, and reported by doctor when they share srnic's netdev.
 #include "ctl/doctor.h"
-#include "ctl/srnic_dev.h"
+#include "ctl/sysfs_view.h"
 #include "fake_host.h"
 
 #include <cstdlib>

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
-#include "ctl/dev.h"
-#include "ctl/srnic_dev.h"
+#include "ctl/dev_netlink.h"
+#include "ctl/sysfs_view.h"
 #include "fake_host.h"
 #include "lib/nldev.h"
 #include "nl_msg.h"

@@ -3,8 +3,8 @@
  * Map keys and values shared by the srnic BPF programs (*.bpf.c) and srnicctl, which
  * reads the maps (ctl/top.cpp, ctl/lat.cpp). C, so that both sides include it.
  */
-#ifndef SRNIC_PROBES_H
-#define SRNIC_PROBES_H
+#ifndef SRNIC_MAPS_H
+#define SRNIC_MAPS_H
 
 #include <linux/types.h>
 
@@ -44,4 +44,4 @@ struct srnic_lat_hist {
 	__u64 unmatched;		/* completions with no recorded post */
 };
 
-#endif /* SRNIC_PROBES_H */
+#endif /* SRNIC_MAPS_H */

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-#include "srnic_dev.h"
+#include "sysfs_view.h"
 
 #include <arpa/inet.h>
 #include <linux/if.h>

@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
-#include "dev.h"
+#include "dev_netlink.h"
 
 #include "command.h"
 #include "lib/guid.h"
 #include "lib/nl_socket.h"
 #include "lib/nldev.h"
-#include "srnic_dev.h"
+#include "sysfs_view.h"
 
 #include <libmnl/libmnl.h>
 #include <rdma/rdma_netlink.h>
