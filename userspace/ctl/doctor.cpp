@@ -26,6 +26,11 @@ DoctorCheck problem(CheckStatus status, std::string check, std::string dev, std:
   return {std::move(check), std::move(dev), status, std::move(detail), std::move(fix)};
 }
 
+// Rebinding dev to a netdev.
+std::string readd_fix(const std::string &dev) {
+  return fmt::format("srnicctl dev del {0} && srnicctl dev add {0} netdev IFNAME", dev);
+}
+
 DoctorCheck check_module(const Sysfs &sysfs) {
   if (sysfs.is_dir("module/srnic"))
     return ok("module_srnic", "", "module srnic is loaded");
@@ -129,67 +134,77 @@ const GidEntry *pick_v2_gid(const PortView &port) {
   return best;
 }
 
+// The netdev check of srnic device dev, from its view (or why it could not be read).
+DoctorCheck check_netdev(const std::string &dev, const Result<DeviceView> &view) {
+  if (!view)
+    return problem(CheckStatus::fail, "netdev", dev, to_string(view.error()),
+                   "srnicctl dev del " + dev);
+  std::string nd = view->netdev.value_or("");
+  if (nd.empty() || !view->netdev_exists)
+    return problem(CheckStatus::fail, "netdev", dev,
+                   nd.empty() ? "no bound netdev" : fmt::format("netdev {} is gone", nd),
+                   readd_fix(dev));
+  return ok("netdev", dev, fmt::format("bound to netdev {}", nd));
+}
+
+// The checks of the bound netdev nd once it exists: netdev_up, mtu.
+void check_netdev_state(const DeviceView &v, const std::string &dev, const std::string &nd,
+                        std::vector<DoctorCheck> &out) {
+  std::string oper = v.operstate.value_or("unknown");
+  if (v.admin_up && !*v.admin_up)
+    out.push_back(problem(CheckStatus::fail, "netdev_up", dev,
+                          fmt::format("{} is administratively down", nd),
+                          fmt::format("ip link set {} up", nd)));
+  else if (oper != "up" && oper != "unknown")
+    out.push_back(problem(CheckStatus::fail, "netdev_up", dev,
+                          fmt::format("{} is up but has no carrier (operstate {})", nd, oper),
+                          fmt::format("connect {} (for a veth: ip link set PEER up)", nd)));
+  else
+    out.push_back(ok("netdev_up", dev, fmt::format("{} is up", nd)));
+
+  if (!v.mtu)
+    return;
+  unsigned int ib = ib_mtu_for(*v.mtu);
+  std::string detail = fmt::format("{} MTU {} gives IB MTU {}", nd, *v.mtu, ib);
+  if (ib == 0)
+    out.push_back(problem(CheckStatus::fail, "mtu", dev,
+                          fmt::format("{} MTU {} is too small for RoCE (needs {} for IB MTU 256)",
+                                      nd, *v.mtu, 256 + roce_hdr_overhead),
+                          fmt::format("ip link set {} mtu 1500", nd)));
+  else if (ib < 1024)
+    out.push_back(problem(CheckStatus::warn, "mtu", dev,
+                          detail + ": small packets cost throughput",
+                          fmt::format("ip link set {} mtu 1500 (IB MTU 1024; {} for 4096)", nd,
+                                      4096 + roce_hdr_overhead)));
+  else
+    out.push_back(ok("mtu", dev, detail));
+}
+
 // Appends the checks of one srnic device.
 void check_device(const Sysfs &sysfs, const std::string &dev, const DoctorOptions &opts,
                   std::vector<DoctorCheck> &out) {
   std::size_t first = out.size();
   Result<DeviceView> view = read_device_view(sysfs, dev);
-  if (!view) {
-    out.push_back(problem(CheckStatus::fail, "netdev", dev, to_string(view.error()),
-                          "srnicctl dev del " + dev));
+  out.push_back(check_netdev(dev, view));
+  if (!view)
     return;
-  }
   const DeviceView &v = *view;
   std::string nd = v.netdev.value_or("");
-  std::string readd = fmt::format("srnicctl dev del {0} && srnicctl dev add {0} netdev IFNAME", dev);
-  if (nd.empty() || !v.netdev_exists) {
-    out.push_back(problem(CheckStatus::fail, "netdev", dev,
-                          nd.empty() ? "no bound netdev" : fmt::format("netdev {} is gone", nd),
-                          readd));
-  } else {
-    out.push_back(ok("netdev", dev, fmt::format("bound to netdev {}", nd)));
-    std::string oper = v.operstate.value_or("unknown");
-    if (v.admin_up && !*v.admin_up)
-      out.push_back(problem(CheckStatus::fail, "netdev_up", dev,
-                            fmt::format("{} is administratively down", nd),
-                            fmt::format("ip link set {} up", nd)));
-    else if (oper != "up" && oper != "unknown")
-      out.push_back(problem(CheckStatus::fail, "netdev_up", dev,
-                            fmt::format("{} is up but has no carrier (operstate {})", nd, oper),
-                            fmt::format("connect {} (for a veth: ip link set PEER up)", nd)));
-    else
-      out.push_back(ok("netdev_up", dev, fmt::format("{} is up", nd)));
-
-    if (v.mtu) {
-      unsigned int ib = ib_mtu_for(*v.mtu);
-      std::string detail = fmt::format("{} MTU {} gives IB MTU {}", nd, *v.mtu, ib);
-      if (ib == 0)
-        out.push_back(problem(
-            CheckStatus::fail, "mtu", dev,
-            fmt::format("{} MTU {} is too small for RoCE (needs {} for IB MTU 256)", nd, *v.mtu,
-                        256 + roce_hdr_overhead),
-            fmt::format("ip link set {} mtu 1500", nd)));
-      else if (ib < 1024)
-        out.push_back(problem(CheckStatus::warn, "mtu", dev,
-                              detail + ": small packets cost throughput",
-                              fmt::format("ip link set {} mtu 1500 (IB MTU 1024; {} for 4096)",
-                                          nd, 4096 + roce_hdr_overhead)));
-      else
-        out.push_back(ok("mtu", dev, detail));
-    }
-  }
+  if (out.back().status == CheckStatus::ok)
+    check_netdev_state(v, dev, nd, out);
 
   const PortView *port = v.ports.empty() ? nullptr : &v.ports.front();
   if (!port)
     out.push_back(problem(CheckStatus::fail, "port_active", dev, "no port in sysfs",
                           "srnicctl dev del " + dev));
   else if (port->state != "ACTIVE")
-    out.push_back(problem(CheckStatus::fail, "port_active", dev,
-                          fmt::format("port {} is {} ({})", port->port, port->state,
-                                      port->phys_state),
-                          nd.empty() ? readd : fmt::format("ip link set {} up (the port follows "
-                                                           "the netdev's carrier)",
-                                                           nd)));
+    out.push_back(
+        problem(CheckStatus::fail, "port_active", dev,
+                fmt::format("port {} is {} ({})", port->port, port->state, port->phys_state),
+                nd.empty() ? readd_fix(dev)
+                           : fmt::format("ip link set {} up (the port follows "
+                                         "the netdev's carrier)",
+                                         nd)));
   else
     out.push_back(ok("port_active", dev, fmt::format("port {} is ACTIVE", port->port)));
 
@@ -225,6 +240,14 @@ void check_device(const Sysfs &sysfs, const std::string &dev, const DoctorOption
   }
 }
 
+// The srnic devices; when they cannot be listed, a failed srnic_devices check says why.
+Result<std::vector<std::string>> list_devices(const Sysfs &sysfs, std::vector<DoctorCheck> &out) {
+  Result<std::vector<std::string>> devs = srnic_devices(sysfs);
+  if (!devs)
+    out.push_back(problem(CheckStatus::fail, "srnic_devices", "", to_string(devs.error()), ""));
+  return devs;
+}
+
 Result<void> doctor(Context &ctx, const DoctorOptions &opts) {
   std::vector<DoctorCheck> checks = run_doctor(ctx.sysfs, ctx.root, opts);
   for (const DoctorCheck &c : checks) {
@@ -246,6 +269,23 @@ Result<void> doctor(Context &ctx, const DoctorOptions &opts) {
   if (problems > 0)
     return Error{0, fmt::format("{} problem{} found; each has its fix above", problems,
                                 problems == 1 ? "" : "s")};
+  return {};
+}
+
+// srnicctl health: run_health()'s checks as records of check, ok (not failed) and detail
+// (prefixed with the device for per-device checks).
+Result<void> health(Context &ctx) {
+  std::vector<DoctorCheck> checks = run_health(ctx.sysfs);
+  for (const DoctorCheck &c : checks) {
+    ctx.out.begin_record();
+    ctx.out.field("check", c.check);
+    ctx.out.field("ok", c.status != CheckStatus::fail);
+    ctx.out.field("detail", c.dev.empty() ? c.detail : c.dev + ": " + c.detail);
+    ctx.out.end_record();
+  }
+  std::size_t failed = count_problems(checks);
+  if (failed > 0)
+    return Error{0, fmt::format("{} of {} health checks failed", failed, checks.size())};
   return {};
 }
 
@@ -272,11 +312,9 @@ std::vector<DoctorCheck> run_doctor(const Sysfs &sysfs, const fs::path &root,
   checks.push_back(check_rxe(sysfs));
   checks.push_back(check_provider(root));
   check_other_rdma(sysfs, checks);
-  Result<std::vector<std::string>> devs = srnic_devices(sysfs);
-  if (!devs) {
-    checks.push_back(problem(CheckStatus::fail, "srnic_devices", "", to_string(devs.error()), ""));
+  Result<std::vector<std::string>> devs = list_devices(sysfs, checks);
+  if (!devs)
     return checks;
-  }
   if (devs->empty()) {
     checks.push_back(problem(CheckStatus::fail, "srnic_devices", "", "no srnic device",
                              "srnicctl dev add srnic0 netdev IFNAME (an Ethernet netdev)"));
@@ -285,6 +323,14 @@ std::vector<DoctorCheck> run_doctor(const Sysfs &sysfs, const fs::path &root,
   checks.push_back(ok("srnic_devices", "", fmt::format("{}", fmt::join(*devs, ", "))));
   for (const std::string &d : *devs)
     check_device(sysfs, d, opts, checks);
+  return checks;
+}
+
+std::vector<DoctorCheck> run_health(const Sysfs &sysfs) {
+  std::vector<DoctorCheck> checks = {check_module(sysfs), check_rxe(sysfs)};
+  Result<std::vector<std::string>> devs = list_devices(sysfs, checks);
+  for (const std::string &d : devs ? *devs : std::vector<std::string>{})
+    checks.push_back(check_netdev(d, read_device_view(sysfs, d)));
   return checks;
 }
 
@@ -314,6 +360,12 @@ void cmd_doctor(CLI::App &root, Action &action) {
     opts.selftest = !*no_selftest;
     action = [opts](Context &ctx) { return doctor(ctx, opts); };
   });
+}
+
+void cmd_health(CLI::App &root, Action &action) {
+  CLI::App *cmd = root.add_subcommand(
+      "health", "Check that srnic is loaded and usable on this host (doctor's quick checks)");
+  cmd->callback([&action] { action = health; });
 }
 
 } // namespace srnic::ctl

@@ -2,6 +2,7 @@
 //
 // srnicctl doctor: diagnoses a host for srnic, check by check, each problem with its fix,
 // then runs a loopback self-test on every srnic device that passed its checks.
+// srnicctl health is a quick view of the same checks (run_health()).
 #pragma once
 
 #include "lib/result.h"
@@ -43,6 +44,11 @@ struct DoctorOptions {
 // sysfs (the libibverbs provider) are looked up below root.
 std::vector<DoctorCheck> run_doctor(const Sysfs &sysfs, const std::filesystem::path &root,
                                     const DoctorOptions &opts);
+
+// srnicctl health's checks, a subset of run_doctor()'s made by the same code: module_srnic,
+// rxe_conflict, then netdev per srnic device (srnic_devices only when they cannot be
+// listed). Reads sysfs only; no self-test.
+std::vector<DoctorCheck> run_health(const Sysfs &sysfs);
 
 // Checks that failed: what makes doctor exit non-zero (warnings and skips do not).
 std::size_t count_problems(const std::vector<DoctorCheck> &checks);

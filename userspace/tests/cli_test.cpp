@@ -104,7 +104,7 @@ TEST(Cli, ObjectHelpListsCommands) {
 TEST(Cli, HealthOnEmptyHostFails) {
   CliRun r = run_cli({"health"});
   EXPECT_EQ(r.status, EXIT_FAILURE);
-  EXPECT_THAT(r.out, HasSubstr("check srnic_loaded ok false"));
+  EXPECT_THAT(r.out, HasSubstr("check module_srnic ok false"));
   EXPECT_EQ(r.err, "srnicctl: 1 of 2 health checks failed\n");
 }
 
