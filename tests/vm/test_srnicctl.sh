@@ -11,7 +11,8 @@
 # traffic), qp (srnic's -dd attributes), doctor (passes, loopback self-test included; then reports a
 # netdev set down with its fix), dcqcn show/set (knobs, a refused value, an
 # unknown knob), top (per-QP bytes move under ib_write_bw, retransmits under
-# netem loss) and lat (the histogram has samples).
+# netem loss, each interval reaches a pipe as it ends) and lat (the histogram
+# has samples).
 #
 # dcqcn (and show's DCQCN state) needs the module's roce_np/roce_rp knobs,
 # top and lat its srnic:* tracepoints, qp its -dd driver attributes: without
@@ -177,6 +178,19 @@ top_during "ib_write_bw under 5% loss under top" -s 65536 -n 300
 tc qdisc del dev vethB root
 t_check "top: retransmits move under netem loss" py \
 	'sum(r["retransmits"] for iv in j for r in iv if r["dev"] == "srnic1") > 0' "$OUT/top.json"
+
+# top into a pipe without -n, as `srnicctl -j top | jq`: each interval's array
+# must reach the reader when the interval ends, not when top is stopped
+: >"$OUT/top_pipe.json"
+bg_start tppid bash -c '"$1" -j top -i 0.5 2>"$2/top_pipe.err" | timeout 60 cat >"$2/top_pipe.json"' \
+	_ "$CTL" "$OUT"
+sleep 6 # programs attached, then intervals of 0.5 s
+before=$(wc -l <"$OUT/top_pipe.json")
+bg_stop "$tppid"
+t_check "top | reader, no -n: intervals arrive while top runs ($before lines before it was stopped)" \
+	test "$before" -ge 2 || sed 's/^/  | /' "$OUT/top_pipe.err"
+t_check "top | reader: each line is one interval's JSON array" py \
+	'len(j) >= 2 and all(isinstance(iv, list) for iv in j)' "$OUT/top_pipe.json"
 
 bg_start lpid "$CTL" -j lat -d 8 >"$OUT/lat.json" 2>"$OUT/lat.err"
 sleep 2

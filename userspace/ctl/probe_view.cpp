@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cmath>
+#include <ctime>
 
 #include <fmt/format.h>
 
@@ -99,6 +100,26 @@ void print_top(Output &out, std::span<const TopRow> rows, std::int64_t unix_ts,
     out.field_json("rate", r.rate ? nlohmann::ordered_json(*r.rate) : nlohmann::ordered_json(), "");
     out.end_record();
   }
+}
+
+Result<void> run_top(Output &out, double interval, unsigned int count, const TopSleep &sleep,
+                     const TopSample &sample) {
+  auto last = std::chrono::steady_clock::now();
+  for (unsigned int i = 0; count == 0 || i < count; i++) {
+    bool more = sleep(std::chrono::duration<double>(interval));
+    auto now = std::chrono::steady_clock::now();
+    double secs = std::chrono::duration<double>(now - last).count();
+    Result<std::vector<TopRow>> rows = sample(secs);
+    if (!rows)
+      return std::move(rows).error();
+    print_top(out, *rows, static_cast<std::int64_t>(std::time(nullptr)), secs);
+    // Out now, not when the next interval ends: `srnicctl -j top | jq` shows each one.
+    out.end_document();
+    last = now;
+    if (!more)
+      break;
+  }
+  return {};
 }
 
 std::vector<HistBucket> hist_buckets(const srnic_lat_hist &h) {

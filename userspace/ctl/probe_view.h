@@ -11,7 +11,9 @@
 
 #include "srnic_maps.h"
 
+#include <chrono>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <span>
@@ -49,6 +51,15 @@ std::vector<TopRow> top_rows(const QpTotals &prev, const QpTotals &now, double s
 // -j: one record per row (the caller prints one JSON array per interval); text: a table.
 void print_top(Output &out, std::span<const TopRow> rows, std::int64_t unix_ts,
                double interval_sec);
+
+// top's interval loop, kept apart from libbpf: sleep(interval), then sample(seconds since
+// the last sample) gives the interval's rows, which print_top() prints; -j prints one JSON
+// array per interval. count 0 runs until sleep returns false (a stop was requested); the
+// interval it cut short is printed too.
+using TopSleep = std::function<bool(std::chrono::duration<double>)>;
+using TopSample = std::function<Result<std::vector<TopRow>>(double seconds)>;
+Result<void> run_top(Output &out, double interval, unsigned int count, const TopSleep &sleep,
+                     const TopSample &sample);
 
 // "1.5 MB/s"-style (decimal, as perftest's MB/sec) for the text table.
 std::string human_rate(double bytes_per_sec);

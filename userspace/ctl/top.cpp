@@ -12,8 +12,6 @@
 #include <unistd.h>
 
 #include <cerrno>
-#include <chrono>
-#include <ctime>
 #include <memory>
 
 #include <CLI/CLI.hpp>
@@ -115,14 +113,10 @@ Result<void> top(Context &ctx, const TopOptions &opts) {
 
   probes::StopOnSignal signals;
   QpTotals prev;
-  auto last = std::chrono::steady_clock::now();
-  for (unsigned int i = 0; opts.count == 0 || i < opts.count; i++) {
-    bool more = probes::sleep_for(std::chrono::duration<double>(opts.interval));
-    auto now = std::chrono::steady_clock::now();
+  auto sample = [&](double secs) -> Result<std::vector<TopRow>> {
     Result<QpTotals> cur = snapshot(**skel);
     if (!cur)
       return std::move(cur).error();
-    double secs = std::chrono::duration<double>(now - last).count();
     // Devices created while top runs get their names on the next lookup.
     for (const auto &[id, s] : *cur)
       if (!names->contains(id.dev))
@@ -130,16 +124,10 @@ Result<void> top(Context &ctx, const TopOptions &opts) {
           *names = std::move(n).value();
     std::vector<TopRow> rows = top_rows(prev, *cur, secs, *names);
     fill_rates_from_driver(rows);
-    // -j: one JSON document per interval; run() prints the last one.
-    if (i > 0)
-      ctx.out.finish();
-    print_top(ctx.out, rows, static_cast<std::int64_t>(std::time(nullptr)), secs);
     prev = std::move(cur).value();
-    last = now;
-    if (!more)
-      break;
-  }
-  return {};
+    return rows;
+  };
+  return run_top(ctx.out, opts.interval, opts.count, probes::sleep_for, sample);
 }
 
 } // namespace

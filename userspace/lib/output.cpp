@@ -30,14 +30,23 @@ void Output::end_record() {
   os_ << line_;
 }
 
-void Output::finish() {
+void Output::end_document() {
   assert(!in_record_);
-  if (format_ != OutputFormat::json)
-    return;
-  // Replace rather than throw on invalid UTF-8: strings come from sysfs and the kernel.
-  os_ << records_.dump(pretty_ ? 4 : -1, ' ', false, nlohmann::json::error_handler_t::replace)
-      << '\n';
-  records_ = nlohmann::ordered_json::array();
+  if (format_ == OutputFormat::json) {
+    // Replace rather than throw on invalid UTF-8: strings come from sysfs and the kernel.
+    os_ << records_.dump(pretty_ ? 4 : -1, ' ', false, nlohmann::json::error_handler_t::replace)
+        << '\n';
+    records_ = nlohmann::ordered_json::array();
+    printed_ = true;
+  }
+  os_.flush();
+}
+
+void Output::finish() {
+  if (format_ == OutputFormat::json && (!records_.empty() || !printed_))
+    end_document();
+  else
+    os_.flush();
 }
 
 void Output::field_json(std::string_view key, const nlohmann::ordered_json &value,

@@ -9,7 +9,9 @@
 //   out.finish();                // JSON: prints all records as one array
 //
 // Text records are written as they end; JSON records are kept until finish(), so that a
-// JSON document is printed whole (an empty "[]" when there were no records).
+// JSON document is printed whole (an empty "[]" when there were no records). A command
+// that prints one document per interval (top) ends each with end_document(). Both flush
+// the stream, so a reader on a pipe gets each document as soon as it is complete.
 #pragma once
 
 #include <concepts>
@@ -65,8 +67,14 @@ public:
   // whose text output is not records (doctor, lat); JSON ignores it.
   void text_line(std::string_view line);
 
-  // Prints what is pending: the JSON array of all records. Call once at the end, or once
-  // per interval for commands that print one document per interval (top).
+  // Ends one document of a command that prints several (top: one per interval): prints
+  // the JSON array of the records since the last one (an empty one too) and flushes; text
+  // output is only flushed.
+  void end_document();
+
+  // Ends the output (run() calls it once, after the command, even a failed one): prints
+  // the JSON array of the pending records, or an empty one if the command printed no
+  // document; then flushes. After end_document() with nothing pending, it prints nothing.
   void finish();
 
 private:
@@ -79,6 +87,7 @@ private:
   OutputFormat format_;
   bool pretty_;
   bool in_record_ = false;
+  bool printed_ = false;          // a JSON document was printed
   std::string line_;              // text: the record being built
   nlohmann::ordered_json record_; // JSON: the record being built, keys in field order
   nlohmann::ordered_json records_ = nlohmann::ordered_json::array();

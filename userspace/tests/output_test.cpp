@@ -164,5 +164,56 @@ TEST(Output, JsonReplacesInvalidUtf8InsteadOfThrowing) {
   EXPECT_EQ(os.str(), "[{\"fw\":\"v\xef\xbf\xbd\"}]\n"); // U+FFFD
 }
 
+// top: one document per interval, each ended by end_document(); finish() then adds nothing.
+TEST(Output, EndDocumentPrintsEachDocumentAndFinishNoExtra) {
+  std::ostringstream os;
+  Output out(os, OutputFormat::json);
+  out.begin_record();
+  out.field("n", 1);
+  out.end_record();
+  out.end_document();
+  out.end_document(); // an interval without records is an empty array
+  out.finish();
+  EXPECT_EQ(os.str(), "[{\"n\":1}]\n[]\n");
+}
+
+TEST(Output, FinishPrintsRecordsLeftAfterTheLastDocument) {
+  std::ostringstream os;
+  Output out(os, OutputFormat::json);
+  out.end_document();
+  out.begin_record();
+  out.field("n", 2);
+  out.end_record();
+  out.finish();
+  EXPECT_EQ(os.str(), "[]\n[{\"n\":2}]\n");
+}
+
+// A stream that counts flushes.
+class CountingBuf : public std::stringbuf {
+public:
+  int syncs = 0;
+
+protected:
+  int sync() override {
+    syncs++;
+    return std::stringbuf::sync();
+  }
+};
+
+TEST(Output, EndDocumentAndFinishFlush) {
+  for (OutputFormat f : {OutputFormat::text, OutputFormat::json}) {
+    CountingBuf buf;
+    std::ostream os(&buf);
+    Output out(os, f);
+    out.begin_record();
+    out.field("n", 1);
+    out.end_record();
+    out.end_document();
+    EXPECT_EQ(buf.syncs, 1);
+    out.finish();
+    EXPECT_EQ(buf.syncs, 2);
+  }
+}
+
 } // namespace
 } // namespace srnic

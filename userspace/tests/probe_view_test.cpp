@@ -2,9 +2,21 @@
 #include "ctl/probe_view.h"
 #include "temp_dir.h"
 
-#include <cerrno>
-#include <sstream>
+#include <fcntl.h>
+#include <unistd.h>
 
+#include <algorithm>
+#include <array>
+#include <cerrno>
+#include <chrono>
+#include <cstdio>
+#include <ostream>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <ext/stdio_sync_filebuf.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -94,10 +106,130 @@ TEST(PrintTop, EmptyIntervalIsAnEmptyArray) {
   std::ostringstream os;
   Output out(os, OutputFormat::json);
   print_top(out, {}, 1, 1.0);
-  out.finish();
+  out.end_document();
   print_top(out, {}, 2, 1.0);
+  out.end_document();
   out.finish();
   EXPECT_EQ(os.str(), "[]\n[]\n");
+}
+
+// A pipe whose write end is an ostream as std::cout is one: libstdc++'s stdio_sync_filebuf
+// over a stdio FILE, which a pipe makes fully buffered (written out on a flush, a full
+// buffer or exit only).
+class StdoutPipe {
+public:
+  StdoutPipe() = default;
+  StdoutPipe(const StdoutPipe &) = delete;
+  StdoutPipe &operator=(const StdoutPipe &) = delete;
+  ~StdoutPipe() {
+    std::fclose(file_);
+    close(fds_[0]);
+  }
+
+  std::ostream &os() { return os_; }
+
+  // Everything the read end has had so far.
+  const std::string &read() {
+    char b[4096];
+    ssize_t n;
+    while ((n = ::read(fds_[0], b, sizeof(b))) > 0)
+      got_.append(b, static_cast<std::size_t>(n));
+    return got_;
+  }
+
+  std::size_t lines() {
+    const std::string &got = read();
+    return static_cast<std::size_t>(std::count(got.begin(), got.end(), '\n'));
+  }
+
+private:
+  static std::array<int, 2> make_pipe() {
+    std::array<int, 2> fds{};
+    if (pipe2(fds.data(), O_NONBLOCK | O_CLOEXEC) != 0)
+      throw std::runtime_error("pipe2 failed");
+    return fds;
+  }
+
+  std::array<int, 2> fds_ = make_pipe();
+  FILE *file_ = fdopen(fds_[1], "w");
+  __gnu_cxx::stdio_sync_filebuf<char> buf_{file_};
+  std::ostream os_{&buf_};
+  std::string got_;
+};
+
+// srnicctl -j top | jq: each interval's array reaches the pipe when the interval ends, not
+// when the next one ends or top exits. sleep() sees what a reader has got by then.
+TEST(RunTop, JsonIntervalReachesAPipeWhenItEnds) {
+  StdoutPipe pipe;
+  Output out(pipe.os(), OutputFormat::json);
+  std::vector<std::size_t> lines_at_sleep;
+  auto sleep = [&](std::chrono::duration<double>) {
+    lines_at_sleep.push_back(pipe.lines());
+    return true;
+  };
+  unsigned int samples = 0;
+  auto sample = [&](double secs) -> Result<std::vector<TopRow>> {
+    if (++samples == 2)
+      return top_rows({}, {{{3, 17}, stats(4000, 4)}}, secs, names);
+    return std::vector<TopRow>{};
+  };
+  ASSERT_TRUE(run_top(out, 0.1, 3, sleep, sample));
+  EXPECT_EQ(pipe.lines(), 3u);
+  EXPECT_EQ(lines_at_sleep, (std::vector<std::size_t>{0, 1, 2}));
+  out.finish(); // as run() ends: nothing is left to print
+  pipe.os().flush();
+  std::istringstream docs(pipe.read());
+  std::vector<std::size_t> sizes;
+  for (std::string line; std::getline(docs, line);)
+    sizes.push_back(nlohmann::json::parse(line).size());
+  EXPECT_EQ(sizes, (std::vector<std::size_t>{0, 1, 0}));
+}
+
+// The text table too: a reader has each interval's table when it ends.
+TEST(RunTop, TextIntervalReachesAPipeWhenItEnds) {
+  StdoutPipe pipe;
+  Output out(pipe.os(), OutputFormat::text);
+  std::vector<std::size_t> lines_at_sleep;
+  auto sleep = [&](std::chrono::duration<double>) {
+    lines_at_sleep.push_back(pipe.lines());
+    return true;
+  };
+  auto sample = [](double secs) -> Result<std::vector<TopRow>> {
+    return top_rows({}, {{{3, 17}, stats(4000, 4)}}, secs, names);
+  };
+  ASSERT_TRUE(run_top(out, 0.1, 2, sleep, sample));
+  // Each interval: the header, one row, an empty line.
+  EXPECT_EQ(lines_at_sleep, (std::vector<std::size_t>{0, 3}));
+  EXPECT_EQ(pipe.lines(), 6u);
+}
+
+// Without -n: until sleep() is interrupted; the cut-short interval is printed, then top
+// returns.
+TEST(RunTop, StopEndsTheLoopAfterPrintingTheInterval) {
+  std::ostringstream os;
+  Output out(os, OutputFormat::json);
+  unsigned int sleeps = 0;
+  auto sleep = [&](std::chrono::duration<double> d) {
+    EXPECT_EQ(d.count(), 0.25);
+    return ++sleeps < 2;
+  };
+  auto sample = [](double) -> Result<std::vector<TopRow>> { return std::vector<TopRow>{}; };
+  ASSERT_TRUE(run_top(out, 0.25, 0, sleep, sample));
+  out.finish();
+  EXPECT_EQ(sleeps, 2u);
+  EXPECT_EQ(os.str(), "[]\n[]\n");
+}
+
+TEST(RunTop, SampleErrorEndsTop) {
+  std::ostringstream os;
+  Output out(os, OutputFormat::json);
+  auto sleep = [](std::chrono::duration<double>) { return true; };
+  auto sample = [](double) -> Result<std::vector<TopRow>> {
+    return Error{EIO, "cannot read the qp_stats map"};
+  };
+  Result<void> r = run_top(out, 0.1, 0, sleep, sample);
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error().errnum, EIO);
 }
 
 TEST(PrintTop, TextTable) {
