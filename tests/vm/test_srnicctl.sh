@@ -192,9 +192,15 @@ t_check "top | reader, no -n: intervals arrive while top runs ($before lines bef
 t_check "top | reader: each line is one interval's JSON array" py \
 	'len(j) >= 2 and all(isinstance(iv, list) for iv in j)' "$OUT/top_pipe.json"
 
-bg_start lpid "$CTL" -j lat -d 8 >"$OUT/lat.json" 2>"$OUT/lat.err"
-sleep 2
+# lat traces until SIGINT (a fixed -d could end before perftest, slow to set
+# up on a loaded host, sends): wait for its BPF links, run the traffic, stop it
+bg_start lpid "$CTL" -j lat -d 600 >"$OUT/lat.json" 2>"$OUT/lat.err"
+for _ in $(seq 150); do
+	ls -l "/proc/$lpid/fd" 2>/dev/null | grep -q 'bpf_link' && break
+	sleep 0.2
+done
 bw "ib_write_bw under lat" -s 4096 -n 500
+kill -INT "$lpid"
 wait "$lpid"
 t_eq "lat exited 0" "$?" 0 || sed 's/^/  | /' "$OUT/lat.err"
 t_check "lat: the histogram has samples" py \
