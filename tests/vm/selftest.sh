@@ -34,7 +34,8 @@ if echo "$token" >"$f" 2>/dev/null; then
 else
 	t_fail "repo rw: write+read back" "cannot write $f"
 fi
-t_check "repo is 9p" bash -c "grep -q ' $T_REPO 9p ' /proc/mounts"
+# /proc/mounts writes a space in a path as \040
+t_check "repo is 9p" grep -qF " ${T_REPO// /\\040} 9p " /proc/mounts
 
 # ---- lib.sh helpers
 t_expect_fail "t_expect_fail sees output" 'No such file' ls /nonexistent

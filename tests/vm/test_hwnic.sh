@@ -28,11 +28,16 @@ CTL=$PWD/build/userspace/ctl/srnicctl
 # Build the stand-in for this kernel, once per kernel and source (~2 min
 # under TCG): build/hwsim/<kernel>-<hash>/ in the checkout keeps it.
 HW=$PWD/build/hwsim/$(uname -r)-$(cat tests/vm/hwsim/srnic_hwsim.c tests/vm/hwsim/Kbuild | sha256sum | cut -c1-12)
+# kbuild cannot take a path with spaces (M=): it builds in the guest's /tmp
+# and the module is copied into the checkout.
 if [ ! -f "$HW/srnic_hwsim.ko" ]; then
 	mkdir -p "$HW"
-	cp tests/vm/hwsim/srnic_hwsim.c tests/vm/hwsim/Kbuild "$HW/"
+	hwb=$(mktemp -d /tmp/srnic-hwsim.XXXXXX)
+	cp tests/vm/hwsim/srnic_hwsim.c tests/vm/hwsim/Kbuild "$hwb/"
 	t_check "srnic_hwsim builds for $(uname -r)" \
-		make -C "/lib/modules/$(uname -r)/build" M="$HW" modules
+		make -C "/lib/modules/$(uname -r)/build" M="$hwb" modules &&
+		cp "$hwb/srnic_hwsim.ko" "$HW/"
+	rm -rf "$hwb"
 fi
 modprobe -a veth dummy ib_uverbs rdma_ucm udp_tunnel ip6_udp_tunnel
 insmod "$HW/srnic_hwsim.ko" || { t_fail "insmod srnic_hwsim"; t_summary; exit 1; }
