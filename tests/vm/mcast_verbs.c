@@ -45,14 +45,6 @@
 
 static const char *netdev;
 
-static void check(const char *name, bool cond, const char *why)
-{
-	if (cond)
-		ok(name);
-	else
-		bad(name, "%s", why);
-}
-
 /* libibverbs returns errno values, positive (some paths negative). */
 static void expect_err(const char *name, int ret, int want)
 {

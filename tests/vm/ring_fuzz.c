@@ -62,20 +62,6 @@ static struct ibv_context *ctx[2];
 static struct ibv_pd *pd[2];
 static uint64_t rng;
 
-static bool check(const char *name, bool cond, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (cond) {
-		ok(name);
-		return true;
-	}
-	va_start(ap, fmt);
-	vbad(name, fmt, ap);
-	va_end(ap);
-	return false;
-}
-
 static uint32_t rnd(void)
 {
 	rng ^= rng << 13;

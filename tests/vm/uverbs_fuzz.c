@@ -121,20 +121,6 @@ static uint32_t wild(struct rng *r, uint32_t max)
 	}
 }
 
-static bool check(const char *name, bool cond, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (cond) {
-		ok(name);
-		return true;
-	}
-	va_start(ap, fmt);
-	vbad(name, fmt, ap);
-	va_end(ap);
-	return false;
-}
-
 /* ------------------------------------------------------------ tables */
 
 struct slot {

@@ -1,15 +1,16 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * vtest.h: what the VM tests' C programs (mcast_verbs.c, ring_fuzz.c,
- * qp_scale.c) share: one line per check, "ok NAME" or "not ok NAME:
- * reason" (counted in fails), a monotonic clock, and opening an RDMA
- * device by name. Header only: each program is built from its one .c file
- * in the guest.
+ * uverbs_fuzz.c, qp_scale.c) share: one line per check, "ok NAME" or
+ * "not ok NAME: reason" (counted in fails; check() picks one by a
+ * condition), a monotonic clock, and opening an RDMA device by name.
+ * Header only: each program is built from its one .c file in the guest.
  */
 #ifndef SRNIC_VTEST_H
 #define SRNIC_VTEST_H
 
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -41,6 +42,22 @@ void bad(const char *name, const char *fmt, ...)
 	va_start(ap, fmt);
 	vbad(name, fmt, ap);
 	va_end(ap);
+}
+
+/* ok NAME if @cond, else not ok NAME with the printf-style reason. */
+static inline __attribute__((format(printf, 3, 4)))
+bool check(const char *name, bool cond, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (cond) {
+		ok(name);
+		return true;
+	}
+	va_start(ap, fmt);
+	vbad(name, fmt, ap);
+	va_end(ap);
+	return false;
 }
 
 static inline long now_ms(void)
