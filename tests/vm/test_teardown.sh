@@ -350,19 +350,37 @@ connect() {
 	exec 3>&-
 	echo "$line" >"$LOG/ctrl"
 }
+# ns_dev CTRL: the block device of CTRL's namespace. With native multipath
+# (Debian's kernels) it is named after the NVMe subsystem's instance, not
+# the controller's: /dev/nvme1n1 for controller nvme0 while an earlier
+# subsystem, its controller just deleted, still holds instance 0.
+ns_dev() {
+	local d b
+	# the subsystem that links CTRL (multipath), or CTRL's own directory
+	for d in /sys/class/nvme-subsystem/nvme-subsys* "/sys/class/nvme/$1"; do
+		[ -e "$d/$1" ] || [ "$d" = "/sys/class/nvme/$1" ] || continue
+		for b in "$d"/nvme*n*; do
+			b=${b##*/}
+			[[ $b =~ ^nvme[0-9]+n[0-9]+$ ]] && [ -b "/dev/$b" ] &&
+				{ echo "/dev/$b"; return 0; }
+		done
+	done
+	return 1
+}
+
 host_up() {
 	local inst
 	connect &
 	wait_done 60 $! || return 1
 	inst=$(sed -n 's/^instance=\([0-9]*\),.*/\1/p' "$LOG/ctrl")
 	CTRL=nvme$inst
-	NDEV=/dev/nvme${inst}n1
 	# the namespace scan takes seconds on a busy host
 	for _ in $(seq 40); do
-		[ -b "$NDEV" ] && return 0
+		NDEV=$(ns_dev "$CTRL") && return 0
 		sleep 0.5
 	done
-	echo "no $NDEV"
+	echo "no namespace block device for $CTRL"
+	ls /dev/nvme* /sys/class/nvme-subsystem/*/ 2>&1 | sed 's/^/  | /'
 	echo 1 >"/sys/class/nvme/$CTRL/delete_controller"
 	return 1
 }
