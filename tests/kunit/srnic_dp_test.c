@@ -1424,18 +1424,44 @@ static void srnic_dp_error_mid_stream(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, srnic_dp_qp_state(ctx, SRNIC_DP_B), IB_QPS_ERR);
 }
 
-struct srnic_dp_destroy {
+/* A QP verb run from a work item, so that a case can watch it block. */
+struct srnic_dp_qp_work {
 	struct work_struct	work;
 	struct ib_qp		*qp;
+	void			(*verb)(struct ib_qp *qp);
 	struct completion	done;
 };
 
-static void srnic_dp_destroy_work(struct work_struct *work)
+static void srnic_dp_qp_work_fn(struct work_struct *work)
 {
-	struct srnic_dp_destroy *d = container_of(work, typeof(*d), work);
+	struct srnic_dp_qp_work *d = container_of(work, typeof(*d), work);
 
-	ib_destroy_qp(d->qp);
+	d->verb(d->qp);
 	complete(&d->done);
+}
+
+/* Start @verb(@qp) in a work item on the caller's stack (@d). */
+static void srnic_dp_qp_work_start(struct srnic_dp_qp_work *d,
+				   struct ib_qp *qp,
+				   void (*verb)(struct ib_qp *qp))
+{
+	INIT_WORK_ONSTACK(&d->work, srnic_dp_qp_work_fn);
+	init_completion(&d->done);
+	d->qp = qp;
+	d->verb = verb;
+	schedule_work(&d->work);
+}
+
+/* Never return with the work pending: it uses the caller's stack. */
+static void srnic_dp_qp_work_end(struct srnic_dp_qp_work *d)
+{
+	flush_work(&d->work);
+	destroy_work_on_stack(&d->work);
+}
+
+static void srnic_dp_destroy_qp(struct ib_qp *qp)
+{
+	ib_destroy_qp(qp);
 }
 
 /*
@@ -1447,7 +1473,7 @@ static void srnic_dp_destroy_in_flight(struct kunit *test)
 {
 	struct srnic_dp_ctx *ctx = test->priv;
 	struct srnic_dp_wire *w = ctx->wire;
-	struct srnic_dp_destroy d;
+	struct srnic_dp_qp_work d;
 	unsigned long left;
 	struct ib_wc wc;
 
@@ -1461,11 +1487,8 @@ static void srnic_dp_destroy_in_flight(struct kunit *test)
 	/* 3 WRITE packets and the SEND */
 	KUNIT_ASSERT_EQ(test, srnic_dp_wait_held(w, 4), 4);
 
-	INIT_WORK_ONSTACK(&d.work, srnic_dp_destroy_work);
-	init_completion(&d.done);
-	d.qp = ctx->qp[SRNIC_DP_A];
+	srnic_dp_qp_work_start(&d, ctx->qp[SRNIC_DP_A], srnic_dp_destroy_qp);
 	ctx->qp[SRNIC_DP_A] = NULL;
-	schedule_work(&d.work);
 	/* Its packets still hold it. */
 	left = wait_for_completion_timeout(&d.done, msecs_to_jiffies(200));
 	KUNIT_EXPECT_EQ(test, left, 0);
@@ -1473,9 +1496,7 @@ static void srnic_dp_destroy_in_flight(struct kunit *test)
 	left = wait_for_completion_timeout(&d.done,
 					   msecs_to_jiffies(SRNIC_DP_WAIT_MS));
 	KUNIT_EXPECT_GT(test, left, 0);
-	/* Never return with the work pending: it uses this stack. */
-	flush_work(&d.work);
-	destroy_work_on_stack(&d.work);
+	srnic_dp_qp_work_end(&d);
 
 	KUNIT_ASSERT_EQ(test, srnic_dp_poll(ctx, SRNIC_DP_B, &wc, 1), 1);
 	srnic_dp_expect_wc(test, &wc, 70, IB_WC_RECV, 500);
@@ -1690,20 +1711,6 @@ static void srnic_dp_flushed_done(struct ib_cq *cq, struct ib_wc *wc)
 	atomic_inc(&f->n);
 }
 
-struct srnic_dp_drain {
-	struct work_struct	work;
-	struct ib_qp		*qp;
-	struct completion	done;
-};
-
-static void srnic_dp_drain_work(struct work_struct *work)
-{
-	struct srnic_dp_drain *d = container_of(work, typeof(*d), work);
-
-	ib_drain_qp(d->qp);
-	complete(&d->done);
-}
-
 /*
  * A kernel ULP's teardown: ib_drain_qp() on a QP with a SEND on the wire
  * and two receives posted, its CQ polled directly, in softirq or from a
@@ -1715,7 +1722,7 @@ static void srnic_dp_drain(struct kunit *test)
 	struct srnic_dp_ctx *ctx = test->priv;
 	struct srnic_dp_flushed f = { .cqe.done = srnic_dp_flushed_done };
 	struct ib_qp_init_attr init = {};
-	struct srnic_dp_drain d;
+	struct srnic_dp_qp_work d;
 	struct ib_sge sge = {
 		.addr = srnic_dp_va(ctx, SRNIC_DP_A, 0),
 		.length = 64,
@@ -1765,16 +1772,12 @@ static void srnic_dp_drain(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, ib_post_send(qp, &swr, &bad_swr), 0);
 	KUNIT_EXPECT_EQ(test, srnic_dp_wait_held(ctx->wire, 1), 1);
 
-	INIT_WORK_ONSTACK(&d.work, srnic_dp_drain_work);
-	init_completion(&d.done);
-	d.qp = qp;
-	schedule_work(&d.work);
+	srnic_dp_qp_work_start(&d, qp, ib_drain_qp);
 	left = wait_for_completion_timeout(&d.done,
 					   msecs_to_jiffies(SRNIC_DP_WAIT_MS));
 	KUNIT_EXPECT_GT_MSG(test, left, 0, "ib_drain_qp() hangs");
-	/* Never return with the work pending (if it hangs, so do we). */
-	flush_work(&d.work);
-	destroy_work_on_stack(&d.work);
+	/* if it hangs, so do we */
+	srnic_dp_qp_work_end(&d);
 
 	KUNIT_EXPECT_EQ(test, atomic_read(&f.n), 3);
 	KUNIT_EXPECT_EQ(test, atomic_read(&f.not_flush), 0);
