@@ -42,7 +42,7 @@ case $D in
 *[[:space:]]*)
 	mkdir -p -- "$D"
 	l=/tmp/srnic-deploy-$(id -u)-$(printf %s "$D" | md5sum | cut -c1-12)
-	ln -sfn -- "$D" "$l" && D=$l
+	rm -rf -- "$l" && ln -s -- "$D" "$l" && D=$l
 	;;
 esac
 KVER=$(uname -r)
