@@ -85,11 +85,11 @@ while [ $# -gt 0 ]; do
 	--dkmstree | --installtree)
 		[ $# -ge 2 ] || die "$1 needs a directory"
 		mkdir -p -- "$2"
-		trees+=("$1" "$(nospace "$(realpath -e -- "$2")")"); shift 2 ;;
+		trees+=("$1" "$(nospace "$(realpath -s -e -- "$2")")"); shift 2 ;;
 	--sourcetree)
 		[ $# -ge 2 ] || die "$1 needs a directory"
 		mkdir -p -- "$2"
-		srctree=$(nospace "$(realpath -e -- "$2")"); shift 2 ;;
+		srctree=$(nospace "$(realpath -s -e -- "$2")"); shift 2 ;;
 	*) die "unknown option '$1'" ;;
 	esac
 done
