@@ -17,6 +17,12 @@ mkdir -p "$logdir"
 
 make -s module userspace >/dev/null || { echo "make module userspace failed"; echo "0 passed, 1 failed"; exit 1; }
 D=$top/build/deploy
+# DKMS cannot take a path with spaces (nor kbuild's modules_install): from a
+# checkout in one, the staging directory is one the guest also sees (the
+# host's root, read-only under its overlay), without spaces
+case $top in
+*[[:space:]]*) D=/var/cache/srnic-deploy/$(printf %s "$top" | md5sum | cut -c1-12) ;;
+esac
 # the guest boots the kernel the module and the DKMS build are for
 VMRUN_KVER=$(make -s --no-print-directory kernelrelease)
 export VMRUN_KVER

@@ -61,19 +61,14 @@ build | install | remove) ;;
 *) die "unknown command '$cmd' (stage, version, build, install, remove)" ;;
 esac
 
-# nospace DIR: DIR, or when it has a space (DKMS's scripts cannot take one) a
-# symlink to it without any, /tmp/srnic-dkms-<uid>-<hash of DIR>; kept, as
-# DKMS records the path (a guest that sees DIR at the same path makes the
-# same link)
-nospace() {
-	local l
+# nodir_spaces DIR: DIR, or die if its path has a space: DKMS's scripts split
+# such a path, and it compares its trees' links with `readlink -f`, so a
+# symlink without spaces does not help
+nodir_spaces() {
 	case $1 in
-	*[[:space:]]*) ;;
-	*) printf '%s\n' "$1"; return ;;
+	*[[:space:]]*) die "DKMS cannot take a directory whose path has a space: $1" ;;
 	esac
-	l=/tmp/srnic-dkms-$(id -u)-$(printf %s "$1" | md5sum | cut -c1-12)
-	[ "$(readlink -- "$l" 2>/dev/null)" = "$1" ] || ln -sfn -- "$1" "$l"
-	printf '%s\n' "$l"
+	printf '%s\n' "$1"
 }
 
 kver=${KVER:-$(uname -r)}
@@ -85,11 +80,11 @@ while [ $# -gt 0 ]; do
 	--dkmstree | --installtree)
 		[ $# -ge 2 ] || die "$1 needs a directory"
 		mkdir -p -- "$2"
-		trees+=("$1" "$(nospace "$(realpath -s -e -- "$2")")"); shift 2 ;;
+		trees+=("$1" "$(nodir_spaces "$(realpath -e -- "$2")")"); shift 2 ;;
 	--sourcetree)
 		[ $# -ge 2 ] || die "$1 needs a directory"
 		mkdir -p -- "$2"
-		srctree=$(nospace "$(realpath -s -e -- "$2")"); shift 2 ;;
+		srctree=$(nodir_spaces "$(realpath -e -- "$2")"); shift 2 ;;
 	*) die "unknown option '$1'" ;;
 	esac
 done

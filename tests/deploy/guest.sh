@@ -36,15 +36,6 @@ PARTS=" ${SRNIC_DEPLOY_PARTS:-insmod install dkms deb} "
 part() { [[ $PARTS == *" $1 "* ]]; }
 
 D=${1:?usage: guest.sh DIR}
-# DKMS's scripts and kbuild's modules_install cannot take a path with
-# spaces: from a checkout in one, DIR is reached through a symlink without any
-case $D in
-*[[:space:]]*)
-	mkdir -p -- "$D"
-	l=/tmp/srnic-deploy-$(id -u)-$(printf %s "$D" | md5sum | cut -c1-12)
-	rm -rf -- "$l" && ln -s -- "$D" "$l" && D=$l
-	;;
-esac
 KVER=$(uname -r)
 VER=$(tools/dkms.sh version)
 TREES=(--dkmstree "$D/dkms/tree" --sourcetree "$D/dkms/src")

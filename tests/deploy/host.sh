@@ -29,14 +29,6 @@ KREL=$(make -s --no-print-directory kernelrelease)
 VER=$(tools/dkms.sh version)
 rm -rf -- "$D"
 mkdir -p "$D"
-# DKMS's scripts and kbuild's modules_install cannot take a path with
-# spaces: from a checkout in one, DIR is reached through a symlink without any
-case $D in
-*[[:space:]]*)
-	l=/tmp/srnic-deploy-$(id -u)-$(printf %s "$D" | md5sum | cut -c1-12)
-	rm -rf -- "$l" && ln -s -- "$D" "$l" && D=$l
-	;;
-esac
 
 check "kernel release of KDIR known ($KREL)" test -n "$KREL"
 check "dkms.conf PACKAGE_VERSION ($VER) = kernel/srnic.h version" test "$VER" = \
