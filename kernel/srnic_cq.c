@@ -185,10 +185,8 @@ int srnic_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 	if (attr->comp_vector >= ibcq->device->num_comp_vectors)
 		return -EINVAL;
 	/* No more than the device reports (max_cq). */
-	if (atomic_inc_return(&sdev->cq_count) > SRNIC_MAX_CQ) {
-		err = -ENOMEM;
-		goto err_uncount;
-	}
+	if (!atomic_add_unless(&sdev->cq_count, 1, SRNIC_MAX_CQ))
+		return -ENOMEM;
 
 	spin_lock_init(&cq->lock);
 	mutex_init(&cq->resize_mutex);
@@ -211,7 +209,6 @@ err_cleanup_queue:
 	srnic_queue_cleanup(&cq->queue);
 err_destroy_mutex:
 	mutex_destroy(&cq->resize_mutex);
-err_uncount:
 	atomic_dec(&sdev->cq_count);
 	return err;
 }

@@ -478,8 +478,8 @@ static struct srnic_mr *srnic_mr_alloc(struct ib_pd *pd,
 	struct srnic_mr *mr;
 	int err = -ENOMEM;
 
-	if (atomic_inc_return(&sdev->mr_count) > SRNIC_MAX_MR)
-		goto err_uncount;
+	if (!atomic_add_unless(&sdev->mr_count, 1, SRNIC_MAX_MR))
+		return ERR_PTR(-ENOMEM);
 	mr = kzalloc(sizeof(*mr), GFP_KERNEL);
 	if (!mr)
 		goto err_uncount;

@@ -259,8 +259,8 @@ int srnic_alloc_mw(struct ib_mw *ibmw, struct ib_udata *udata)
 
 	if (ibmw->type != IB_MW_TYPE_1 && ibmw->type != IB_MW_TYPE_2)
 		return -EINVAL;
-	if (atomic_inc_return(&sdev->mw_count) > SRNIC_MAX_MW)
-		goto err_uncount;
+	if (!atomic_add_unless(&sdev->mw_count, 1, SRNIC_MAX_MW))
+		return -ENOMEM;
 	win = kzalloc(sizeof(*win), GFP_KERNEL);
 	if (!win)
 		goto err_uncount;

@@ -11,11 +11,7 @@ int srnic_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 	struct srnic_dev *sdev = to_srnic_dev(ibpd->device);
 
 	/* No more than the device reports (max_pd). */
-	if (atomic_inc_return(&sdev->pd_count) > SRNIC_MAX_PD) {
-		atomic_dec(&sdev->pd_count);
-		return -ENOMEM;
-	}
-	return 0;
+	return atomic_add_unless(&sdev->pd_count, 1, SRNIC_MAX_PD) ? 0 : -ENOMEM;
 }
 
 int srnic_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)

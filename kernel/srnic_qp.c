@@ -171,10 +171,8 @@ static int srnic_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	if (err)
 		return err;
 	/* No more than the device reports (max_qp), special QPs included. */
-	if (atomic_inc_return(&sdev->qp_count) > SRNIC_MAX_QP) {
-		err = -ENOMEM;
-		goto err_uncount;
-	}
+	if (!atomic_add_unless(&sdev->qp_count, 1, SRNIC_MAX_QP))
+		return -ENOMEM;
 
 	qp->sdev = sdev;
 	qp->is_user = !!udata;
