@@ -55,10 +55,10 @@
 #   bg_cleanup                    bg_stop every PID still running; lib.sh
 #                                 installs it as the EXIT trap. If you set your
 #                                 own EXIT trap, call bg_cleanup from it.
-#   wait_done SECS PID            wait up to SECS for background PID (a child
-#                                 of this shell) to exit: its exit status, or
-#                                 124 if it still runs (its command line and
-#                                 the tasks in D state go to the log)
+#   wait_done SECS PID            wait up to SECS (wall clock) for background
+#                                 PID (a child of this shell) to exit: its exit
+#                                 status, or 124 if it still runs (its command
+#                                 line and the tasks in D state go to the log)
 #
 # Waiting
 #   wait_tcp_listen PORT [SECS]   wait (default 10 s) for a TCP LISTEN socket on
@@ -299,8 +299,9 @@ bg_stop() {
 }
 
 wait_done() {
-	local secs=$1 pid=$2 i
-	for ((i = 0; i < secs * 10; i++)); do
+	local secs=$1 pid=$2 end
+	end=$(($(_t_now_us) + secs * 1000000))
+	while [ "$(_t_now_us)" -lt "$end" ]; do
 		if ! kill -0 "$pid" 2>/dev/null; then
 			wait "$pid"
 			return

@@ -70,9 +70,9 @@ mkdir -p "$LOG"
 
 ms_since() { echo $((($(_t_now_us) - $1) / 1000)); }
 
-# waited SECS PID: wait_done SECS PID, whose deadline counts polls (longer
-# than SECS on a busy host), then the status, or 124 if PID ran longer
-# than SECS of wall-clock time; WAITED_MS = how long it ran
+# waited SECS PID: wait_done SECS PID, then its status, or 124 if PID ran
+# longer than SECS (wait_done polls every 0.1 s: it may see an exit just
+# past the deadline); WAITED_MS = how long it ran
 waited() {
 	local t0 rc
 	t0=$(_t_now_us)
