@@ -82,6 +82,10 @@
 #   snap                          remember the hw counters named in $CNTS of
 #                                 srnic0 and srnic1 (in C0)
 #   delta DEV NAME                growth of counter NAME of DEV since snap
+#   meminfo KEY                   the kB value of KEY (SUnreclaim, ...) in
+#                                 /proc/meminfo
+#   srnic_vmalloc                 "COUNT BYTES" of srnic's vmalloc'd buffers
+#                                 (its rings) in /proc/vmallocinfo
 #   srnic_pair_down               checks "no kernel warnings", deletes srnic0
 #                                 and srnic1, checks "rmmod after traffic"
 #   pair NAME SRV... -- CLI...    SRV in netns $PAIR_SERVER_NS (default nsA)
@@ -505,6 +509,10 @@ roce_gid_index() {
 # ------------------------------------------------------------------ srnic pair
 
 counter() { cat /sys/class/infiniband/"$1"/ports/1/hw_counters/"$2"; }
+meminfo() { awk -v k="$1:" '$1 == k { print $2 }' /proc/meminfo; }
+srnic_vmalloc() {
+	awk '/srnic/ { n++; b += $2 } END { print n + 0, b + 0 }' /proc/vmallocinfo
+}
 
 snap() {
 	local d c

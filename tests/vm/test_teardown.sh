@@ -85,7 +85,6 @@ waited() {
 
 # ------------------------------------------------------------------ memory
 
-meminfo() { awk -v k="$1:" '$1 == k { print $2 }' /proc/meminfo; }
 # `rdma res show` without the device indexes (they grow as devices come
 # and go)
 res_counts() { rdma res show 2>/dev/null | sed 's/^[0-9]*: //' | tr '\n' ' '; }
@@ -103,11 +102,6 @@ mem_settle() {
 	sync
 	echo 2 >/proc/sys/vm/drop_caches
 	sleep 1.5
-}
-
-# srnic's vmalloc'd buffers (its rings): count and bytes
-srnic_vmalloc() {
-	awk '/srnic/ { n++; b += $2 } END { print n + 0, b + 0 }' /proc/vmallocinfo
 }
 
 mem_base() {
