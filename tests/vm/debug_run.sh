@@ -29,6 +29,8 @@
 kl=/sys/kernel/debug/kmemleak
 test=${1:?usage: debug_run.sh TEST [ARGS...]}
 shift
+# tests/tier_debug.sh reads this line to know which kernel really ran
+echo "debug_run: guest kernel $(uname -r)"
 
 if ! [ -w "$kl" ] || ! echo scan >"$kl" 2>/dev/null; then
 	t_fail "kmemleak available" "no usable $kl: not the debug kernel? (uname -r: $(uname -r))"
