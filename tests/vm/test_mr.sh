@@ -20,24 +20,19 @@
 # warning. Translation itself is covered by KUnit (tests/kunit, srnic_mr).
 set -u
 cd "$(dirname "$0")/../.." || exit 1
-REPO=$PWD
 . tests/vm/lib.sh
 
-KO=$REPO/srnic.ko
 DEV=srnic0
 PY=${TMPDIR:-/tmp}/test_mr.py
 OUT=${TMPDIR:-/tmp}/test_mr.out
 
-[ -f "$KO" ] || { echo "srnic.ko missing: run make module first"; exit 1; }
-
 dmesg -C
-modprobe -a veth ib_uverbs udp_tunnel ip6_udp_tunnel 2>/dev/null
 veth_pair_setup || t_fail "veth pair" "veth_pair_setup failed"
 
 # Huge pages for the hugetlb case (may come up short on a fragmented guest).
 echo 8 >/proc/sys/vm/nr_hugepages 2>/dev/null
 
-t_check "insmod srnic" insmod "$KO"
+t_check "srnic_load: srnic.ko and its dependencies" srnic_load
 # The registration debug line reports the block size chosen (procfs control
 # file of dynamic debug: no debugfs needed).
 ddbg() { echo "file srnic_mr.c +p" >/proc/dynamic_debug/control; }
