@@ -239,7 +239,11 @@ ctx.close()
 report('OK', 'PD and context closed')
 EOF
 
-# "MR 0x<key>: <len> bytes in <n> blocks of <size>" from srnic_mr.c
+# "MR 0x<key>: <len> bytes in <n> blocks of <size>" from srnic_mr.c. The
+# only place the block size shows: srnic's restrack MR entry has no driver
+# attributes (rdma res show mr -dd: mrn, rkey, lkey, mrlen, pdn, pid), and
+# neither sysfs nor the counters say it. An MR driver attribute (like the
+# QP's in srnic_counters.c) would be the interface to assert on instead.
 block_size() { dmesg | sed -n "s/.*MR $1: [0-9]* bytes in [0-9]* blocks of \([0-9]*\)$/\1/p" | tail -n 1; }
 
 with_timeout 300 /usr/bin/python3 "$PY" "$DEV" >"$OUT" 2>&1
@@ -266,7 +270,6 @@ t_eq "pyverbs script exit status" "$rc" 0
 
 t_check "rdma link delete $DEV" rdma link delete "$DEV"
 t_check "rmmod srnic" rmmod srnic
-no_splat() { ! dmesg | grep -E "$T_SPLAT_RE"; }
-t_check "no kernel warning" no_splat
+t_kernel_clean "no kernel warning"
 
 t_summary
