@@ -112,8 +112,10 @@
 #   srnic_devs_root               the same in the root netns (after
 #                                 veth_pair_setup); a device already there is
 #                                 kept
-#   srnic_pair_down               checks "no kernel warnings", deletes srnic0
-#                                 and srnic1, checks "rmmod after traffic"
+#   srnic_pair_down [ERE]         checks "no kernel warnings" (t_kernel_clean
+#                                 with ERE), deletes srnic0 and srnic1 (nsA,
+#                                 nsB), "rmmod after traffic", and the log
+#                                 again: five checks
 #   pair NAME SRV... -- CLI...    SRV in netns $PAIR_SERVER_NS (default nsA)
 #                                 in the background (timeout
 #                                 $PAIR_SERVER_SECS, default 45), once
@@ -632,13 +634,15 @@ srnic_pair_up() {
 	t_check "IPv4 RoCEv2 GIDs present" test -n "$G0" -a -n "$G1"
 }
 
-# srnic_pair_down: undo srnic_pair_up after a test's traffic: a clean
-# kernel log (t_kernel_clean), the two devices deleted, the module removed (both checked)
+# srnic_pair_down [ERE]: undo srnic_pair_up after a test's traffic: a clean
+# kernel log (t_kernel_clean, ERE its extra lines), the two devices deleted,
+# the module removed, the log still clean (each checked)
 srnic_pair_down() {
-	t_kernel_clean "no kernel warnings"
-	ip netns exec nsA rdma link delete srnic0
-	ip netns exec nsB rdma link delete srnic1
+	t_kernel_clean "no kernel warnings" "${1:-}"
+	t_check "rdma link delete srnic0" ip netns exec nsA rdma link delete srnic0
+	t_check "rdma link delete srnic1" ip netns exec nsB rdma link delete srnic1
 	t_check "rmmod after traffic" rmmod srnic
+	t_kernel_clean "still no kernel warnings after teardown" "${1:-}"
 }
 
 # _pair_ns_prefix VAR NS: array VAR = the words that run a command in netns

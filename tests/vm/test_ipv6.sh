@@ -102,9 +102,5 @@ t_check "nsB received its RoCE packets over UDP/IPv6 too (> 2000)" test "$u6b" -
 t_eq "no RoCE packet over UDP/IPv4 in nsA" "$u4a" 0
 t_eq "no ICRC errors" "$(counter srnic0 rcvd_icrc_err)$(counter srnic1 rcvd_icrc_err)" 00
 t_eq "no bad headers" "$(counter srnic0 rcvd_bad_hdr)$(counter srnic1 rcvd_bad_hdr)" 00
-t_kernel_clean "no kernel warnings" 'Call Trace'
-t_check "rdma link delete srnic0" ip netns exec nsA rdma link delete srnic0
-t_check "rdma link delete srnic1" ip netns exec nsB rdma link delete srnic1
-t_check "rmmod srnic" rmmod srnic
-t_kernel_clean "still no kernel warnings after teardown" 'Call Trace'
+srnic_pair_down 'Call Trace'
 t_summary

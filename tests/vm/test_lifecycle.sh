@@ -19,7 +19,6 @@ cd "$(dirname "$0")/../.."
 
 KVER=$(uname -r)
 
-
 # 4791 = 0x12B7: is a UDP socket bound to it in the current netns?
 udp4791() { grep -qi ':12B7 ' /proc/net/udp /proc/net/udp6; }
 rdma_devs() { ls /sys/class/infiniband 2>/dev/null | tr '\n' ' '; }

@@ -27,7 +27,6 @@ set -u
 cd "$(dirname "$0")/../.."
 . tests/vm/lib.sh
 
-
 srnic_pair_up sch_netem
 
 W=$(mktemp -d)

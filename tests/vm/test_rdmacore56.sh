@@ -21,7 +21,6 @@ set -u
 cd "$(dirname "$0")/../.." || exit 1
 . tests/vm/lib.sh
 
-
 if ! R=$(tools/trixie-chroot.sh --path); then
 	t_fail "trixie chroot present" "build it on the host first: sudo tools/trixie-chroot.sh"
 	t_summary

@@ -32,7 +32,6 @@ LOG=/tmp/qp_scale.log
 N=${SRNIC_SCALE_N:-10000}
 SECS=600
 
-
 # kmem: shrink every slab cache, then print the kernel memory in KiB: the
 # sum, then Slab, VmallocUsed, Percpu and PageTables.
 kmem() {

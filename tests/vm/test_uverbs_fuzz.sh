@@ -32,7 +32,6 @@ SECS=${SRNIC_UVERBS_FUZZ_SECS:-30}
 THREADS=${SRNIC_UVERBS_FUZZ_THREADS:-6}
 RAND_SEED=${SRNIC_UVERBS_FUZZ_SEED:-$(date +%s%N)}
 
-
 # srnic's objects per device, as `rdma resource show` counts them
 res_counts() {
 	rdma resource show | grep -E ' srnic[01]: ' | sort

@@ -15,7 +15,6 @@ set -u
 cd "$(dirname "$0")/../.."
 . tests/vm/lib.sh
 
-
 srnic_pair_up
 
 snap
