@@ -99,7 +99,8 @@ for _ in $(seq 30); do
 	[ "$ping_rc" = 0 ] && break
 done
 setup_err=
-modprobe -a ib_uverbs rdma_ucm udp_tunnel ip6_udp_tunnel || setup_err="modprobe failed"
+# rdma_cm for rping; srnic_load and rxe_load load the drivers' dependencies
+modprobe rdma_ucm || setup_err="modprobe rdma_ucm failed"
 if [ -z "$setup_err" ]; then
 	if [ "$ROLE" = a ] && [ "${SRNIC_INTEROP_BASELINE:-}" = rxe ]; then
 		# debugging: rdma_rxe on both guests, same steps (the names
