@@ -125,7 +125,8 @@
 #                                 $PAIR_CLIENT_SECS, default 40); an empty
 #                                 netns name is the root netns (for
 #                                 veth_pair_setup); PASS NAME iff both exit 0,
-#                                 else FAIL with the client's output
+#                                 else FAIL with the client's output (and
+#                                 return 1)
 #   pair_tcp_listening            a TCP socket LISTENs on 18515 (pingpong,
 #                                 perftest) in $PAIR_SERVER_NS
 #   pair_cm_listening             an rdma_cm id is in state LISTEN
@@ -688,5 +689,7 @@ pair() {
 		sed 's/^/  | /' "$out"
 		t_fail "$name" "client exit $rc_c, server exit $rc_s"
 	fi
+	rc_c=$?
 	rm -f "$out"
+	return "$rc_c"
 }
