@@ -87,8 +87,8 @@ if make -s module >"$logdir/build-default.log" 2>&1; then
 	kdef=$(modinfo -F vermagic srnic.ko | cut -d' ' -f1)
 	cat >"$logdir/pairing.sh" <<-'EOF'
 		echo "guest kernel $(uname -r)"
-		modprobe -a ib_uverbs udp_tunnel ip6_udp_tunnel || exit 1
-		insmod srnic.ko || exit 1
+		. tests/vm/lib.sh
+		srnic_load || exit 1
 		grep -qw '^srnic' /proc/modules && echo "srnic loaded"
 	EOF
 	tests/vm/vmrun --timeout 300 "$logdir/pairing.sh" >"$logdir/pairing.log" 2>&1

@@ -66,7 +66,6 @@ not_yet() {
 declare -A done_runs=()
 
 setup_stack() {
-	local ko
 	veth_pair_setup || { echo "bench: veth_pair_setup failed"; exit 1; }
 	case $stack in
 	rxe)
@@ -76,10 +75,7 @@ setup_stack() {
 		dev0=rxe0 dev1=rxe1
 		;;
 	srnic)
-		ko=${SRNIC_KO:-$T_REPO/srnic.ko}
-		[ -f "$ko" ] || not_yet "no $ko (build the module first)"
-		modprobe -a ib_core ib_uverbs udp_tunnel ip6_udp_tunnel
-		insmod "$ko" || not_yet "insmod $ko failed"
+		srnic_load || not_yet "srnic_load $KO failed (build the module first)"
 		rdma link add srnic0 type srnic netdev vethA &&
 			rdma link add srnic1 type srnic netdev vethB ||
 			not_yet "rdma link add ... type srnic failed"

@@ -18,8 +18,7 @@ cd "$(dirname "$0")/../.." || exit 1
 
 n=$1 rate=$2 secs=$3 out=$4
 mkdir -p "$out"
-modprobe -a veth ib_uverbs rdma_ucm udp_tunnel ip6_udp_tunnel sch_htb sch_red
-insmod "${SRNIC_KO:-$PWD/srnic.ko}" || exit 1
+srnic_load veth rdma_ucm sch_htb sch_red || exit 1
 dq_setup "$n" "$rate" || { echo "dcqcn_guest: topology setup failed"; exit 1; }
 : >"$out/summary.txt"
 for mode in off on; do

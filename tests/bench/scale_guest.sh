@@ -29,7 +29,6 @@ rounds=${1:-3}
 shift
 ns=("${@:-1000}")
 [ $# -gt 0 ] || ns=(1000 10000)
-KO=${SRNIC_KO:-$PWD/srnic.ko}
 BIN=/tmp/qp_scale
 RES=/tmp/scale.res
 : >"$RES"
@@ -37,14 +36,13 @@ RES=/tmp/scale.res
 cc -O2 -Wall -Werror -o "$BIN" tests/vm/qp_scale.c -libverbs || exit 1
 sysctl -qw vm.max_map_count=262144
 ulimit -n 65536
-modprobe -a veth ib_uverbs udp_tunnel ip6_udp_tunnel
 veth_pair_setup || { echo "scale: veth_pair_setup failed"; exit 1; }
 echo "scale: guest: kernel $(uname -r), $(nproc) vCPUs, $(awk '/MemTotal/ { print $2 / 1024 " MiB" }' /proc/meminfo)"
 
 up() {
 	case $1 in
 	rxe) rxe_load || return 1 ;;
-	srnic) insmod "$KO" || return 1 ;;
+	srnic) srnic_load || return 1 ;;
 	esac
 	rdma link add "${1}0" type "$1" netdev vethA &&
 		rdma link add "${1}1" type "$1" netdev vethB

@@ -36,7 +36,6 @@
 #                             fd10:100::2 on the receiver, forwarding in nsR,
 #                             RoCEv2/IPv6 into the same htb + RED class;
 #                             waits until their RoCEv2 GIDs exist
-#   dq_counter DEV NAME       one hw_counter of an srnic device
 #   dq_report LABEL           one line with all of the above
 set -u
 
@@ -50,13 +49,12 @@ DQ_RED_LIMIT=${DQ_RED_LIMIT:-150000}
 DQ_AVPKT=1100			# IB MTU 1024 + RoCEv2/IPv4 headers
 declare -a DQ_BW=()
 
-dq_counter() { cat "/sys/class/infiniband/$1/ports/1/hw_counters/$2"; }
-
-# Sum of one counter over the sender devices.
-dq_sum_senders() {
+# dq_senders_delta NAME: growth of counter NAME since snap DQ_C0, summed
+# over the sender devices
+dq_senders_delta() {
 	local i s=0
 	for i in $(seq "$DQ_N"); do
-		s=$((s + $(dq_counter "srnicS$i" "$1")))
+		s=$((s + $(delta DQ_C0 "srnicS$i" "$1")))
 	done
 	echo "$s"
 }
@@ -207,13 +205,13 @@ dq_steady_egress() {
 
 dq_run() {
 	local secs=$1 size=$2 i pids=() spid gd gs port rc b0 b1 t0 t1
-	local drops0 marks0 retx0 cnps0 cnph0 sent0
+	local drops0 marks0 sent0
 	gd=$(roce_gid_index srnicD 10.1.100.2)
 	drops0=$(dq_qdisc_stat dropped)
 	marks0=$(dq_qdisc_stat marked)
-	retx0=$(dq_sum_senders retransmits)
-	cnph0=$(dq_sum_senders rp_cnp_handled)
-	cnps0=$(dq_counter srnicD np_cnp_sent)
+	# shellcheck disable=SC2034 # snap's devices (lib.sh)
+	SNAP_DEVS="srnicD $(printf 'srnicS%s ' $(seq "$DQ_N"))"
+	snap DQ_C0
 	for i in $(seq "$DQ_N"); do
 		port=$((18600 + i))
 		bg_start "pids[$i]" timeout --kill-after=5 $((secs + 60)) \
@@ -267,9 +265,9 @@ dq_run() {
 		printf "%.2f", s / us / 1.048576 }')
 	DQ_DROPS=$(($(dq_qdisc_stat dropped) - drops0))
 	DQ_MARKS=$(($(dq_qdisc_stat marked) - marks0))
-	DQ_RETX=$(($(dq_sum_senders retransmits) - retx0))
-	DQ_CNP_HANDLED=$(($(dq_sum_senders rp_cnp_handled) - cnph0))
-	DQ_CNP_SENT=$(($(dq_counter srnicD np_cnp_sent) - cnps0))
+	DQ_RETX=$(dq_senders_delta retransmits)
+	DQ_CNP_HANDLED=$(dq_senders_delta rp_cnp_handled)
+	DQ_CNP_SENT=$(delta DQ_C0 srnicD np_cnp_sent)
 }
 
 dq_report() {

@@ -15,9 +15,12 @@
 #   t_eq NAME GOT WANT            PASS if the two strings are equal
 #   t_summary                     prints "N passed, N failed"; returns 1 if any
 #                                 check failed
-#   t_kernel_clean NAME [ERE]     PASS if no dmesg line matches T_SPLAT_RE
-#                                 (or ERE, a test's own extra lines); else
-#                                 FAIL showing the first matching lines
+#   t_kernel_clean [-i] NAME [ERE]
+#                                 PASS if no dmesg line matches T_SPLAT_RE
+#                                 (or ERE, a test's own extra lines; with -i
+#                                 in any case); else FAIL showing the first
+#                                 matching lines. Every test's "no kernel
+#                                 warnings" check is this one.
 #   T_SPLAT_RE                    what a kernel bug report looks like in the
 #                                 log: WARNING/BUG/Oops, KASAN, KFENCE, UBSAN,
 #                                 lockdep, DEBUG_ATOMIC_SLEEP, DEBUG_LIST,
@@ -68,26 +71,51 @@
 #   settle CMD...                 retry CMD (function or executable) every
 #                                 0.1 s for up to 5 s; status of the last try
 #
+# Modules
+#   KO                            the srnic.ko under test: $SRNIC_KO, default
+#                                 srnic.ko at the repo root ("make module")
+#   mod_deps KO [MODULE...]       modprobe -a KO's dependencies (modinfo -F
+#                                 depends; modprobe loads theirs in turn) and
+#                                 MODULEs; fails (with a message) if KO is
+#                                 missing or modprobe fails
+#   mod_load KO [MODULE...]       the one way tests load a module file:
+#                                 mod_deps, then insmod KO
+#   srnic_load [MODULE...]        mod_load "$KO" MODULE...
+#
 # RDMA
 #   roce_gid_index DEV IP         print the index of DEV's RoCEv2 GID holding
 #                                 IP: an IPv4 address (GID ::ffff:a.b.c.d) or
 #                                 an IPv6 one (any notation); fail if none (yet)
 #   counter DEV NAME              print hw counter NAME of DEV's port 1
-#   srnic_pair_up [MODULE...]     modprobe veth, srnic's dependencies and
-#                                 MODULEs; insmod $KO; netns_pair_setup;
+#   srnic_pair_up [MODULE...]     srnic_load veth rdma_ucm MODULE...;
+#                                 netns_pair_setup;
 #                                 srnic0 on vethA (nsA), srnic1 on vethB (nsB);
 #                                 G0, G1 = their IPv4 RoCEv2 GID indexes, and
 #                                 the check "IPv4 RoCEv2 GIDs present". Exits
 #                                 the script if a step before the GIDs fails.
-#   snap                          remember the hw counters named in $CNTS of
-#                                 srnic0 and srnic1 (in C0)
-#   delta DEV NAME                growth of counter NAME of DEV since snap
+#   snap [SNAP]                   remember every hw counter of the devices in
+#                                 $SNAP_DEVS (default "srnic0 srnic1") in the
+#                                 global associative array SNAP (default C0)
+#   delta [SNAP] DEV NAME         growth of counter NAME of DEV since snap SNAP
+#   delta_sum [SNAP] NAME         growth of NAME summed over $SNAP_DEVS
+#   deltas LABEL [NAME...]        one line "info LABEL: DEV.NAME=GROWTH ..."
+#                                 for every NAME (default: those in $CNTS) of
+#                                 every device in $SNAP_DEVS that moved since
+#                                 snap (C0)
 #   meminfo KEY                   the kB value of KEY (SUnreclaim, ...) in
 #                                 /proc/meminfo
 #   srnic_vmalloc                 "COUNT BYTES" of srnic's vmalloc'd buffers
 #                                 (its rings) in /proc/vmallocinfo
-#   srnic_pair_down               checks "no kernel warnings", deletes srnic0
-#                                 and srnic1, checks "rmmod after traffic"
+#   srnic_devs_ns                 srnic0 on vethA in nsA, srnic1 on vethB in
+#                                 nsB (after netns_pair_setup); G0, G1 = their
+#                                 IPv4 RoCEv2 GID indexes; fails if a step does
+#   srnic_devs_root               the same in the root netns (after
+#                                 veth_pair_setup); a device already there is
+#                                 kept
+#   srnic_pair_down [ERE]         checks "no kernel warnings" (t_kernel_clean
+#                                 with ERE), deletes srnic0 and srnic1 (nsA,
+#                                 nsB), "rmmod after traffic", and the log
+#                                 again: five checks
 #   pair NAME SRV... -- CLI...    SRV in netns $PAIR_SERVER_NS (default nsA)
 #                                 in the background (timeout
 #                                 $PAIR_SERVER_SECS, default 45), once
@@ -97,7 +125,8 @@
 #                                 $PAIR_CLIENT_SECS, default 40); an empty
 #                                 netns name is the root netns (for
 #                                 veth_pair_setup); PASS NAME iff both exit 0,
-#                                 else FAIL with the client's output
+#                                 else FAIL with the client's output (and
+#                                 return 1)
 #   pair_tcp_listening            a TCP socket LISTENs on 18515 (pingpong,
 #                                 perftest) in $PAIR_SERVER_NS
 #   pair_cm_listening             an rdma_cm id is in state LISTEN
@@ -230,9 +259,18 @@ t_summary() {
 }
 
 t_kernel_clean() {
-	local name=$1 re=$T_SPLAT_RE hits
-	[ -z "${2:-}" ] || re+="|$2"
-	hits=$(dmesg | grep -E -- "$re")
+	local icase=() name re=$T_SPLAT_RE hits
+	[ "$1" != -i ] || { icase=(-i); shift; }
+	name=$1
+	if [ -n "${2:-}" ] && [ ${#icase[@]} -gt 0 ]; then
+		# T_SPLAT_RE as it is, ERE in any case; lines in log order
+		dmesg >"$_T_OUT"
+		hits=$({ grep -nE -- "$re" "$_T_OUT"; grep -niE -- "$2" "$_T_OUT"; } |
+			sort -t: -k1,1n -u | cut -d: -f2-)
+	else
+		[ -z "${2:-}" ] || re+="|$2"
+		hits=$(dmesg | grep -E -- "$re")
+	fi
 	if [ -z "$hits" ]; then
 		t_ok "$name"
 	else
@@ -446,7 +484,7 @@ rxe_load() {
 	local ko
 	modprobe rdma_rxe 2>/dev/null && return 0
 	ko=$(modinfo -n rdma_rxe) || return 1
-	modprobe -a ib_uverbs udp_tunnel ip6_udp_tunnel && insmod "$ko"
+	mod_load "$ko"
 }
 
 veth_pkts() {
@@ -508,26 +546,87 @@ roce_gid_index() {
 
 # ------------------------------------------------------------------ srnic pair
 
+# ------------------------------------------------------------------ modules
+
+KO=${SRNIC_KO:-$T_REPO/srnic.ko}
+
+mod_deps() {
+	local ko=$1 deps
+	shift
+	[ -f "$ko" ] || { echo "$ko missing (srnic.ko: run make module first)" >&2; return 1; }
+	IFS=, read -ra deps <<<"$(modinfo -F depends "$ko")"
+	modprobe -a "${deps[@]}" "$@" || { echo "mod_deps: modprobe -a ${deps[*]} $* failed" >&2; return 1; }
+}
+mod_load() { mod_deps "$@" && insmod "$1"; }
+srnic_load() { mod_load "$KO" "$@"; }
+
 counter() { cat /sys/class/infiniband/"$1"/ports/1/hw_counters/"$2"; }
 meminfo() { awk -v k="$1:" '$1 == k { print $2 }' /proc/meminfo; }
 srnic_vmalloc() {
 	awk '/srnic/ { n++; b += $2 } END { print n + 0, b + 0 }' /proc/vmallocinfo
 }
 
+SNAP_DEVS="srnic0 srnic1"
+# read, not cat: one snapshot reads ~100 files, and each exec costs ~0.1 s
+# under TCG
+# shellcheck disable=SC2120 # SNAP is optional
 snap() {
-	local d c
-	declare -gA C0=()
-	for d in srnic0 srnic1; do
-		for c in $CNTS; do
-			C0[$d.$c]=$(counter "$d" "$c")
+	local name=${1:-C0} d f v
+	unset "$name"
+	declare -gA "$name=()"
+	local -n _s=$name
+	for d in $SNAP_DEVS; do
+		for f in /sys/class/infiniband/"$d"/ports/1/hw_counters/*; do
+			read -r v <"$f" && _s[$d.${f##*/}]=$v
 		done
 	done
 }
-delta() { echo $(($(counter "$1" "$2") - ${C0[$1.$2]})); }
+delta() {
+	[ $# -eq 3 ] || set -- C0 "$@"
+	local -n _d=$1
+	local v
+	read -r v <"/sys/class/infiniband/$2/ports/1/hw_counters/$3" || return 1
+	echo $((v - ${_d[$2.$3]}))
+}
+delta_sum() {
+	[ $# -eq 2 ] || set -- C0 "$@"
+	local d n=0
+	for d in $SNAP_DEVS; do
+		n=$((n + $(delta "$1" "$d" "$2")))
+	done
+	echo "$n"
+}
+deltas() {
+	local line="info $1:" d c v
+	shift
+	# shellcheck disable=SC2086 # a list of names
+	[ $# -gt 0 ] || set -- $CNTS
+	for d in $SNAP_DEVS; do
+		for c in "$@"; do
+			v=$(delta "$d" "$c")
+			[ "$v" = 0 ] || line+=" $d.$c=$v"
+		done
+	done
+	echo "$line"
+}
+
+srnic_devs_ns() {
+	ip netns exec nsA rdma link add srnic0 type srnic netdev vethA &&
+		ip netns exec nsB rdma link add srnic1 type srnic netdev vethB &&
+		G0=$(settle roce_gid_index srnic0 10.99.0.1) &&
+		G1=$(settle roce_gid_index srnic1 10.99.0.2)
+}
+srnic_devs_root() {
+	{ [ -e /sys/class/infiniband/srnic0 ] ||
+		rdma link add srnic0 type srnic netdev vethA; } &&
+		{ [ -e /sys/class/infiniband/srnic1 ] ||
+			rdma link add srnic1 type srnic netdev vethB; } &&
+		G0=$(settle roce_gid_index srnic0 10.99.0.1) &&
+		G1=$(settle roce_gid_index srnic1 10.99.0.2)
+}
 
 srnic_pair_up() {
-	modprobe -a veth ib_uverbs rdma_ucm udp_tunnel ip6_udp_tunnel "$@"
-	insmod "$KO" || exit 1
+	srnic_load veth rdma_ucm "$@" || exit 1
 	netns_pair_setup || exit 1
 	ip netns exec nsA rdma link add srnic0 type srnic netdev vethA || exit 1
 	ip netns exec nsB rdma link add srnic1 type srnic netdev vethB || exit 1
@@ -536,13 +635,15 @@ srnic_pair_up() {
 	t_check "IPv4 RoCEv2 GIDs present" test -n "$G0" -a -n "$G1"
 }
 
-# srnic_pair_down: undo srnic_pair_up after a test's traffic: a clean
-# kernel log (t_kernel_clean), the two devices deleted, the module removed (both checked)
+# srnic_pair_down [ERE]: undo srnic_pair_up after a test's traffic: a clean
+# kernel log (t_kernel_clean, ERE its extra lines), the two devices deleted,
+# the module removed, the log still clean (each checked)
 srnic_pair_down() {
-	t_kernel_clean "no kernel warnings"
-	ip netns exec nsA rdma link delete srnic0
-	ip netns exec nsB rdma link delete srnic1
+	t_kernel_clean "no kernel warnings" "${1:-}"
+	t_check "rdma link delete srnic0" ip netns exec nsA rdma link delete srnic0
+	t_check "rdma link delete srnic1" ip netns exec nsB rdma link delete srnic1
 	t_check "rmmod after traffic" rmmod srnic
+	t_kernel_clean "still no kernel warnings after teardown" "${1:-}"
 }
 
 # _pair_ns_prefix VAR NS: array VAR = the words that run a command in netns
@@ -588,5 +689,7 @@ pair() {
 		sed 's/^/  | /' "$out"
 		t_fail "$name" "client exit $rc_c, server exit $rc_s"
 	fi
+	rc_c=$?
 	rm -f "$out"
+	return "$rc_c"
 }

@@ -40,9 +40,7 @@
 struct side {
 	struct ibv_context *ctx;
 	struct ibv_pd *pd;
-	struct ibv_cq *cq;
-	struct ibv_mr *mr;
-	uint8_t *buf;		/* one MSG slot per sampled pair */
+	struct vt_ep ep;	/* no QP; buffer: one MSG slot per sampled pair */
 	union ibv_gid gid;
 	int gid_index;
 	struct ibv_qp **qp;
@@ -114,6 +112,12 @@ static void mem_print(long qps, const struct mem *m, const struct mem *base)
 
 static int side_open(struct side *s, const char *name, int gid_index)
 {
+	struct vt_ep_attr a = {
+		.buf_len = nslots * MSG,
+		.access = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE,
+		.cqe = 4 * DEPTH,
+	};
+
 	s->ctx = open_dev(name);
 	if (!s->ctx)
 		return ENODEV;
@@ -123,15 +127,9 @@ static int side_open(struct side *s, const char *name, int gid_index)
 	s->pd = ibv_alloc_pd(s->ctx);
 	if (!s->pd)
 		return errno;
-	s->cq = ibv_create_cq(s->ctx, 4 * DEPTH, NULL, NULL, 0);
-	if (!s->cq)
-		return errno;
-	s->buf = calloc(nslots, MSG);
-	if (!s->buf)
-		return ENOMEM;
-	s->mr = ibv_reg_mr(s->pd, s->buf, nslots * MSG,
-			   IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE);
-	if (!s->mr)
+	a.ctx = s->ctx;
+	a.pd = s->pd;
+	if (!vt_ep_create(&s->ep, 0, &a))
 		return errno;
 	s->qp = calloc(npairs, sizeof(*s->qp));
 	return s->qp ? 0 : ENOMEM;
@@ -139,81 +137,57 @@ static int side_open(struct side *s, const char *name, int gid_index)
 
 static void side_close(struct side *s)
 {
-	if (s->mr)
-		ibv_dereg_mr(s->mr);
-	if (s->cq)
-		ibv_destroy_cq(s->cq);
+	vt_ep_destroy(&s->ep);
 	if (s->pd)
 		ibv_dealloc_pd(s->pd);
 	if (s->ctx)
 		ibv_close_device(s->ctx);
-	free(s->buf);
 	free(s->qp);
 }
 
 static struct ibv_qp *qp_create(struct side *s)
 {
-	struct ibv_qp_init_attr ia = {
-		.send_cq = s->cq,
-		.recv_cq = s->cq,
-		.cap = { .max_send_wr = DEPTH, .max_recv_wr = DEPTH,
-			 .max_send_sge = 1, .max_recv_sge = 1 },
-		.qp_type = IBV_QPT_RC,
+	const struct ibv_qp_cap cap = {
+		.max_send_wr = DEPTH, .max_recv_wr = DEPTH,
+		.max_send_sge = 1, .max_recv_sge = 1,
 	};
 
-	return ibv_create_qp(s->pd, &ia);
+	return vt_qp_create(&s->ep, IBV_QPT_RC, &cap);
 }
 
 /* RESET -> INIT -> RTR -> RTS of @qp on @s towards @peer_qpn on @p. */
 static int qp_connect(struct side *s, struct ibv_qp *qp, struct side *p,
 		      uint32_t peer_qpn)
 {
-	struct ibv_qp_attr a = {
-		.qp_state = IBV_QPS_INIT,
-		.port_num = 1,
-		.qp_access_flags = IBV_ACCESS_REMOTE_WRITE,
+	const struct vt_conn c = {
+		.dgid = p->gid,
+		.sgid_index = s->gid_index,
+		.dest_qpn = peer_qpn,
+		.psn = 7,
+		.access = IBV_ACCESS_REMOTE_WRITE,
+		.timeout = 14,
+		.rnr_retry = 7,
 	};
+	struct ibv_qp_attr a;
 	long t = now_us(), t1;
 	int err;
 
-	err = ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
-			    IBV_QP_PORT | IBV_QP_ACCESS_FLAGS);
+	vt_init_attr(&a, &c);
+	err = ibv_modify_qp(qp, &a, VT_INIT_MASK);
 	if (err)
 		return err;
 	t1 = now_us();
 	t_mod[0] += t1 - t;
 	t = t1;
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTR;
-	a.path_mtu = IBV_MTU_1024;
-	a.dest_qp_num = peer_qpn;
-	a.rq_psn = 7;
-	a.max_dest_rd_atomic = 1;
-	a.min_rnr_timer = 1;
-	a.ah_attr.is_global = 1;
-	a.ah_attr.grh.dgid = p->gid;
-	a.ah_attr.grh.sgid_index = s->gid_index;
-	a.ah_attr.grh.hop_limit = 64;
-	a.ah_attr.port_num = 1;
-	err = ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_AV |
-			    IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
-			    IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC |
-			    IBV_QP_MIN_RNR_TIMER);
+	vt_rtr_attr(&a, &c);
+	err = ibv_modify_qp(qp, &a, VT_RTR_MASK);
 	if (err)
 		return err;
 	t1 = now_us();
 	t_mod[1] += t1 - t;
 	t = t1;
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTS;
-	a.timeout = 14;
-	a.retry_cnt = 7;
-	a.rnr_retry = 7;
-	a.sq_psn = 7;
-	a.max_rd_atomic = 1;
-	err = ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_TIMEOUT |
-			    IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
-			    IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC);
+	vt_rts_attr(&a, &c);
+	err = ibv_modify_qp(qp, &a, VT_RTS_MASK);
 	t_mod[2] += now_us() - t;
 	return err;
 }
@@ -226,7 +200,7 @@ static int wait_wc(struct side *s, uint64_t wr_id, enum ibv_wc_opcode *op)
 	int n;
 
 	while (now_ms() < end) {
-		n = ibv_poll_cq(s->cq, 1, &wc);
+		n = ibv_poll_cq(s->ep.cq, 1, &wc);
 		if (n < 0)
 			return -1;
 		if (!n)
@@ -262,7 +236,7 @@ static bool pattern_ok(const uint8_t *p, long pair, int dir)
 /* SEND 0 -> 1 and RDMA WRITE 1 -> 0 on pair @i, slot @slot; 0 or why. */
 static const char *traffic(long i, long slot)
 {
-	uint8_t *b0 = sd[0].buf + slot * MSG, *b1 = sd[1].buf + slot * MSG;
+	uint8_t *b0 = sd[0].ep.buf + slot * MSG, *b1 = sd[1].ep.buf + slot * MSG;
 	struct ibv_sge sge = { .length = MSG };
 	struct ibv_recv_wr rwr = { .sg_list = &sge, .num_sge = 1 }, *rbad;
 	struct ibv_send_wr swr = { .sg_list = &sge, .num_sge = 1 }, *sbad;
@@ -271,13 +245,13 @@ static const char *traffic(long i, long slot)
 
 	memset(b1, 0, MSG);
 	sge.addr = (uintptr_t)b1;
-	sge.lkey = sd[1].mr->lkey;
+	sge.lkey = sd[1].ep.mr->lkey;
 	rwr.wr_id = id | 1;
 	if (ibv_post_recv(sd[1].qp[i], &rwr, &rbad))
 		return "post_recv";
 	fill(b0, i, 0);
 	sge.addr = (uintptr_t)b0;
-	sge.lkey = sd[0].mr->lkey;
+	sge.lkey = sd[0].ep.mr->lkey;
 	swr.wr_id = id | 2;
 	swr.opcode = IBV_WR_SEND;
 	swr.send_flags = IBV_SEND_SIGNALED;
@@ -293,11 +267,11 @@ static const char *traffic(long i, long slot)
 	memset(b0, 0, MSG);
 	fill(b1, i, 1);
 	sge.addr = (uintptr_t)b1;
-	sge.lkey = sd[1].mr->lkey;
+	sge.lkey = sd[1].ep.mr->lkey;
 	swr.wr_id = id | 3;
 	swr.opcode = IBV_WR_RDMA_WRITE;
 	swr.wr.rdma.remote_addr = (uintptr_t)b0;
-	swr.wr.rdma.rkey = sd[0].mr->rkey;
+	swr.wr.rdma.rkey = sd[0].ep.mr->rkey;
 	if (ibv_post_send(sd[1].qp[i], &swr, &sbad))
 		return "post_send WRITE";
 	if (wait_wc(&sd[1], id | 3, &op) || op != IBV_WC_RDMA_WRITE)
@@ -351,8 +325,8 @@ static int limit(const char *dev, const char *kind, long expect)
 		bad(name, "cannot open %s", dev);
 		return 1;
 	}
-	ia.send_cq = s->cq;
-	ia.recv_cq = s->cq;
+	ia.send_cq = s->ep.cq;
+	ia.recv_cq = s->ep.cq;
 	/* side_open() took one PD and one CQ of those. */
 	if (strcmp(kind, "qp"))
 		expect--;

@@ -189,34 +189,28 @@ static int doorbell(struct ibv_qp *qp)
 
 /* ------------------------------------------------------------ endpoints */
 
+/* An endpoint (vtest.h) and the rings the rxe provider mapped for it. */
 struct ep {
-	int d;			/* device 0 (a) or 1 (b) */
-	struct ibv_cq *cq;
-	struct ibv_srq *srq;
-	struct ibv_qp *qp;
-	struct ibv_mr *mr;
-	uint8_t *buf;
+	struct vt_ep v;
 	struct rxe_queue_buf *sq, *rq, *srq_ring, *cq_ring;
 };
 
 static void ep_destroy(struct ep *e)
 {
-	if (e->qp)
-		ibv_destroy_qp(e->qp);
-	if (e->srq)
-		ibv_destroy_srq(e->srq);
-	if (e->cq)
-		ibv_destroy_cq(e->cq);
-	if (e->mr)
-		ibv_dereg_mr(e->mr);
-	free(e->buf);
+	vt_ep_destroy(&e->v);
 	memset(e, 0, sizeof(*e));
 }
 
 static bool ep_create(struct ep *e, int d, bool with_srq)
 {
-	struct ibv_qp_init_attr ia = {
-		.qp_type = IBV_QPT_RC,
+	struct vt_ep_attr a = {
+		.ctx = ctx[d],
+		.pd = pd[d],
+		.buf_len = BUF_LEN,
+		.access = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
+			  IBV_ACCESS_REMOTE_READ,
+		.cqe = CQ_CQE,
+		.type = IBV_QPT_RC,
 		.cap = {
 			.max_send_wr = SQ_WR,
 			.max_recv_wr = RQ_WR,
@@ -227,96 +221,48 @@ static bool ep_create(struct ep *e, int d, bool with_srq)
 	struct maps m;
 
 	memset(e, 0, sizeof(*e));
-	e->d = d;
-	e->buf = aligned_alloc(4096, BUF_LEN);
-	if (!e->buf)
-		return false;
-	memset(e->buf, 0, BUF_LEN);
-	e->mr = ibv_reg_mr(pd[d], e->buf, BUF_LEN,
-			   IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
-			   IBV_ACCESS_REMOTE_READ);
+	/* the rings tell apart by their capacities: one look before them all */
 	maps_read(&m);
-	e->cq = ibv_create_cq(ctx[d], CQ_CQE, NULL, NULL, 0);
-	if (!e->mr || !e->cq)
-		goto err;
-	e->cq_ring = ring_find(&m, CQ_CQE);
 	if (with_srq) {
 		struct ibv_srq_init_attr sa = {
 			.attr = { .max_wr = SRQ_WR, .max_sge = 2 },
 		};
 
-		maps_read(&m);
-		e->srq = ibv_create_srq(pd[d], &sa);
-		if (!e->srq)
-			goto err;
-		e->srq_ring = ring_find(&m, SRQ_WR);
-		ia.srq = e->srq;
+		a.srq = ibv_create_srq(pd[d], &sa);
+		if (!a.srq)
+			return false;
 	}
-	ia.send_cq = e->cq;
-	ia.recv_cq = e->cq;
-	maps_read(&m);
-	e->qp = ibv_create_qp(pd[d], &ia);
-	if (!e->qp)
-		goto err;
+	if (!vt_ep_create(&e->v, d, &a))
+		return false;
+	e->cq_ring = ring_find(&m, CQ_CQE);
+	e->srq_ring = with_srq ? ring_find(&m, SRQ_WR) : NULL;
 	e->sq = ring_find(&m, SQ_WR);
 	e->rq = with_srq ? NULL : ring_find(&m, RQ_WR);
 	if (!e->cq_ring || !e->sq || (!with_srq && !e->rq) ||
 	    (with_srq && !e->srq_ring)) {
 		fprintf(stderr, "ring_fuzz: rings not found in /proc/self/maps\n");
-		goto err;
+		ep_destroy(e);
+		return false;
 	}
 	return true;
-err:
-	ep_destroy(e);
-	return false;
 }
 
 /* RESET -> INIT -> RTR -> RTS towards @peer_qpn on device @peer_d. */
 static int ep_connect(struct ep *e, int peer_d, uint32_t peer_qpn,
 		      uint8_t timeout)
 {
-	struct ibv_qp_attr a;
-	union ibv_gid gid;
-	int err;
+	struct vt_conn c = {
+		.sgid_index = gid_index[e->v.d],
+		.dest_qpn = peer_qpn,
+		.psn = 100,
+		.access = IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ,
+		.timeout = timeout,
+		.rnr_retry = 3,
+	};
 
-	if (ibv_query_gid(ctx[peer_d], 1, gid_index[peer_d], &gid))
+	if (ibv_query_gid(ctx[peer_d], 1, gid_index[peer_d], &c.dgid))
 		return errno;
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_INIT;
-	a.port_num = 1;
-	a.qp_access_flags = IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ;
-	err = ibv_modify_qp(e->qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
-			    IBV_QP_PORT | IBV_QP_ACCESS_FLAGS);
-	if (err)
-		return err;
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTR;
-	a.path_mtu = IBV_MTU_1024;
-	a.dest_qp_num = peer_qpn;
-	a.rq_psn = 100;
-	a.max_dest_rd_atomic = 1;
-	a.min_rnr_timer = 1;
-	a.ah_attr.is_global = 1;
-	a.ah_attr.grh.dgid = gid;
-	a.ah_attr.grh.sgid_index = gid_index[e->d];
-	a.ah_attr.grh.hop_limit = 64;
-	a.ah_attr.port_num = 1;
-	err = ibv_modify_qp(e->qp, &a, IBV_QP_STATE | IBV_QP_AV |
-			    IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
-			    IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC |
-			    IBV_QP_MIN_RNR_TIMER);
-	if (err)
-		return err;
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTS;
-	a.timeout = timeout;
-	a.retry_cnt = 7;
-	a.rnr_retry = 3;
-	a.sq_psn = 100;
-	a.max_rd_atomic = 1;
-	return ibv_modify_qp(e->qp, &a, IBV_QP_STATE | IBV_QP_TIMEOUT |
-			     IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
-			     IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC);
+	return vt_qp_connect(e->v.qp, &c);
 }
 
 static enum ibv_qp_state qp_state(struct ibv_qp *qp)
@@ -364,9 +310,9 @@ static int post_write(struct ep *e, uint64_t wr_id, uint32_t off, uint32_t len,
 		      uint64_t raddr, uint32_t rkey, bool signaled)
 {
 	struct ibv_sge sge = {
-		.addr = (uintptr_t)e->buf + off,
+		.addr = (uintptr_t)e->v.buf + off,
 		.length = len,
-		.lkey = e->mr->lkey,
+		.lkey = e->v.mr->lkey,
 	};
 	struct ibv_send_wr wr = {
 		.wr_id = wr_id,
@@ -378,15 +324,15 @@ static int post_write(struct ep *e, uint64_t wr_id, uint32_t off, uint32_t len,
 	};
 	struct ibv_send_wr *badwr;
 
-	return ibv_post_send(e->qp, &wr, &badwr);
+	return ibv_post_send(e->v.qp, &wr, &badwr);
 }
 
 static int post_send(struct ep *e, uint64_t wr_id, uint32_t len)
 {
 	struct ibv_sge sge = {
-		.addr = (uintptr_t)e->buf,
+		.addr = (uintptr_t)e->v.buf,
 		.length = len,
-		.lkey = e->mr->lkey,
+		.lkey = e->v.mr->lkey,
 	};
 	struct ibv_send_wr wr = {
 		.wr_id = wr_id,
@@ -397,15 +343,15 @@ static int post_send(struct ep *e, uint64_t wr_id, uint32_t len)
 	};
 	struct ibv_send_wr *badwr;
 
-	return ibv_post_send(e->qp, &wr, &badwr);
+	return ibv_post_send(e->v.qp, &wr, &badwr);
 }
 
 static int post_recv(struct ep *e, uint64_t wr_id, uint32_t off, uint32_t len)
 {
 	struct ibv_sge sge = {
-		.addr = (uintptr_t)e->buf + off,
+		.addr = (uintptr_t)e->v.buf + off,
 		.length = len,
-		.lkey = e->mr->lkey,
+		.lkey = e->v.mr->lkey,
 	};
 	struct ibv_recv_wr wr = {
 		.wr_id = wr_id,
@@ -414,9 +360,9 @@ static int post_recv(struct ep *e, uint64_t wr_id, uint32_t off, uint32_t len)
 	};
 	struct ibv_recv_wr *badwr;
 
-	if (e->srq)
-		return ibv_post_srq_recv(e->srq, &wr, &badwr);
-	return ibv_post_recv(e->qp, &wr, &badwr);
+	if (e->v.srq)
+		return ibv_post_srq_recv(e->v.srq, &wr, &badwr);
+	return ibv_post_recv(e->v.qp, &wr, &badwr);
 }
 
 static void fill(uint8_t *p, uint32_t len, uint32_t seed)
@@ -440,8 +386,8 @@ static bool pair_up(struct ep *a, struct ep *b, bool srq, uint8_t timeout)
 		ep_destroy(a);
 		return false;
 	}
-	if (ep_connect(a, 1, b->qp->qp_num, timeout) ||
-	    ep_connect(b, 0, a->qp->qp_num, timeout)) {
+	if (ep_connect(a, 1, b->v.qp->qp_num, timeout) ||
+	    ep_connect(b, 0, a->v.qp->qp_num, timeout)) {
 		ep_destroy(a);
 		ep_destroy(b);
 		return false;
@@ -459,26 +405,26 @@ static const char *traffic(struct ep *a, struct ep *b, uint32_t seed)
 	struct ibv_wc wc[2];
 	uint32_t half = BUF_LEN / 2;
 
-	fill(a->buf, half, seed);
-	memset(b->buf, 0, BUF_LEN);
-	if (post_write(a, 1, 0, half, (uintptr_t)b->buf, b->mr->rkey, true))
+	fill(a->v.buf, half, seed);
+	memset(b->v.buf, 0, BUF_LEN);
+	if (post_write(a, 1, 0, half, (uintptr_t)b->v.buf, b->v.mr->rkey, true))
 		return "post WRITE failed";
-	if (poll_n(a->cq, wc, 1) != 1 || wc[0].status != IBV_WC_SUCCESS) {
+	if (poll_n(a->v.cq, wc, 1) != 1 || wc[0].status != IBV_WC_SUCCESS) {
 		snprintf(why, sizeof(why), "WRITE did not complete (%s)",
 			 wc[0].status ? ibv_wc_status_str(wc[0].status) : "none");
 		return why;
 	}
-	if (memcmp(a->buf, b->buf, half))
+	if (memcmp(a->v.buf, b->v.buf, half))
 		return "WRITE data differ";
-	fill(a->buf, 4000, seed + 1);
+	fill(a->v.buf, 4000, seed + 1);
 	if (post_recv(b, 2, half, 4000) || post_send(a, 3, 4000))
 		return "post SEND/RECV failed";
-	if (poll_n(a->cq, wc, 1) != 1 || wc[0].status != IBV_WC_SUCCESS)
+	if (poll_n(a->v.cq, wc, 1) != 1 || wc[0].status != IBV_WC_SUCCESS)
 		return "SEND did not complete";
-	if (poll_n(b->cq, wc, 1) != 1 || wc[0].status != IBV_WC_SUCCESS ||
+	if (poll_n(b->v.cq, wc, 1) != 1 || wc[0].status != IBV_WC_SUCCESS ||
 	    wc[0].byte_len != 4000)
 		return "RECV did not complete with 4000 bytes";
-	if (memcmp(a->buf, b->buf + half, 4000))
+	if (memcmp(a->v.buf, b->v.buf + half, 4000))
 		return "SEND data differ";
 	return NULL;
 }
@@ -535,12 +481,12 @@ static void sq_index_case(const char *c, uint32_t (*prod)(uint32_t cons))
 		bad(c, "setup failed");
 		return;
 	}
-	if (ep_connect(&a, 1, b.qp->qp_num, 0)) {
+	if (ep_connect(&a, 1, b.v.qp->qp_num, 0)) {
 		bad(c, "connect failed");
 		goto out;
 	}
 	for (i = 0; i < 16; i++)
-		post_write(&a, 100 + i, 0, 64, (uintptr_t)b.buf, b.mr->rkey,
+		post_write(&a, 100 + i, 0, 64, (uintptr_t)b.v.buf, b.v.mr->rkey,
 			   true);
 	sleep_ms(200);
 	cons = load(&a.sq->consumer_index);
@@ -549,13 +495,13 @@ static void sq_index_case(const char *c, uint32_t (*prod)(uint32_t cons))
 	       load(&a.sq->producer_index), p, a.sq->index_mask);
 	store(&a.sq->producer_index, p);
 	t0 = now_ms();
-	rc = doorbell(a.qp);
+	rc = doorbell(a.v.qp);
 	snprintf(name, sizeof(name), "%s: doorbell returns at once", c);
 	check(name, now_ms() - t0 < 2000, "took %ld ms (rc %d)",
 	      now_ms() - t0, rc);
 	snprintf(name, sizeof(name), "%s: the QP goes to ERR", c);
-	check(name, wait_err(a.qp), "state %d", qp_state(a.qp));
-	errs = drain_errors(a.cq, 16, &n_ok);
+	check(name, wait_err(a.v.qp), "state %d", qp_state(a.v.qp));
+	errs = drain_errors(a.v.cq, 16, &n_ok);
 	snprintf(name, sizeof(name),
 		 "%s: the 16 outstanding WRITEs complete in error", c);
 	check(name, errs == 16 && !n_ok, "%d errors, %d successes", errs,
@@ -637,15 +583,15 @@ static void bad_send_wqe(int how)
 		bad(c, "setup failed");
 		return;
 	}
-	fill(a.buf, 4096, how);
-	post_write(&a, 1, 0, 4096, (uintptr_t)b.buf, b.mr->rkey, true);
+	fill(a.v.buf, 4096, how);
+	post_write(&a, 1, 0, 4096, (uintptr_t)b.v.buf, b.v.mr->rkey, true);
 	sq_put_bad_wqe(&a, 2, how);
-	doorbell(a.qp);
-	n = poll_n(a.cq, wc, 2);
+	doorbell(a.v.qp);
+	n = poll_n(a.v.cq, wc, 2);
 	snprintf(name, sizeof(name),
 		 "%s: the WRITE before it succeeds, data verified", c);
 	check(name, n >= 1 && wc[0].wr_id == 1 &&
-	      wc[0].status == IBV_WC_SUCCESS && !memcmp(a.buf, b.buf, 4096),
+	      wc[0].status == IBV_WC_SUCCESS && !memcmp(a.v.buf, b.v.buf, 4096),
 	      "%d completions, first wr_id %llu %s", n,
 	      n ? (unsigned long long)wc[0].wr_id : 0ULL,
 	      n ? ibv_wc_status_str(wc[0].status) : "");
@@ -655,9 +601,9 @@ static void bad_send_wqe(int how)
 	      n == 2 ? ", second: " : "",
 	      n == 2 ? ibv_wc_status_str(wc[1].status) : "");
 	snprintf(name, sizeof(name), "%s: the QP goes to ERR", c);
-	check(name, wait_err(a.qp), "state %d", qp_state(a.qp));
-	post_write(&a, 3, 0, 64, (uintptr_t)b.buf, b.mr->rkey, true);
-	n = poll_n(a.cq, wc, 1);
+	check(name, wait_err(a.v.qp), "state %d", qp_state(a.v.qp));
+	post_write(&a, 3, 0, 64, (uintptr_t)b.v.buf, b.v.mr->rkey, true);
+	n = poll_n(a.v.cq, wc, 1);
 	snprintf(name, sizeof(name),
 		 "%s: a WR posted after it is flushed", c);
 	check(name, n == 1 && wc[0].wr_id == 3 &&
@@ -701,17 +647,17 @@ static void sq_garbage(void)
 	}
 	store(&a.sq->producer_index, (cons + SQ_WR) & SQ_WR);
 	t0 = now_ms();
-	doorbell(a.qp);
+	doorbell(a.v.qp);
 	for (i = 0; i < 200; i++) {
 		store(&a.sq->producer_index,
 		      (i & 1) ? rnd() : (rnd() & SQ_WR));
-		doorbell(a.qp);
+		doorbell(a.v.qp);
 	}
 	snprintf(name, sizeof(name), "%s: 201 doorbells return at once", c);
 	check(name, now_ms() - t0 < 5000, "took %ld ms", now_ms() - t0);
 	snprintf(name, sizeof(name), "%s: the QP goes to ERR", c);
-	check(name, wait_err(a.qp), "state %d", qp_state(a.qp));
-	errs = drain_errors(a.cq, 64, &n_ok);
+	check(name, wait_err(a.v.qp), "state %d", qp_state(a.v.qp));
+	errs = drain_errors(a.v.cq, 64, &n_ok);
 	/*
 	 * None at all if a doorbell found the TX side busy and it read a
 	 * corrupt producer index first: then no WQE was ever taken.
@@ -762,11 +708,11 @@ static void recv_case(const char *c, bool srq, int how)
 		 * the producer moves back, still ahead of the consumer.
 		 */
 		post_send(&a, 9, 100);
-		n = poll_n(a.cq, &wc, 1);
+		n = poll_n(a.v.cq, &wc, 1);
 		snprintf(name, sizeof(name), "%s: a first SEND succeeds", c);
 		check(name, n == 1 && wc.status == IBV_WC_SUCCESS, "%s",
 		      n ? ibv_wc_status_str(wc.status) : "no completion");
-		poll_n(b.cq, &wc, 1);
+		poll_n(b.v.cq, &wc, 1);
 		store(&q->producer_index, (p - 1) & q->index_mask);
 	} else {
 		struct rxe_recv_wqe *w = slot(q, p - 3);
@@ -774,12 +720,12 @@ static void recv_case(const char *c, bool srq, int how)
 		w->dma.num_sge = 1000;
 	}
 	post_send(&a, 8, 100);
-	n = poll_n(a.cq, &wc, 1);
+	n = poll_n(a.v.cq, &wc, 1);
 	snprintf(name, sizeof(name), "%s: the SEND completes in error", c);
 	check(name, n == 1 && wc.status != IBV_WC_SUCCESS, "%s",
 	      n ? ibv_wc_status_str(wc.status) : "no completion");
 	snprintf(name, sizeof(name), "%s: b's QP goes to ERR", c);
-	check(name, wait_err(b.qp), "state %d", qp_state(b.qp));
+	check(name, wait_err(b.v.qp), "state %d", qp_state(b.v.qp));
 	snprintf(name, sizeof(name), "%s: %s moves", c, cnt);
 	now = counter_past(1, cnt, before);
 	check(name, now > before, "%lld -> %lld", before, now);
@@ -809,7 +755,7 @@ static void cq_case(const char *c, uint32_t v)
 	}
 	store(&a.cq_ring->consumer_index, v);
 	for (i = 0; i < 4; i++)
-		post_write(&a, i, 0, 64, (uintptr_t)b.buf, b.mr->rkey, true);
+		post_write(&a, i, 0, 64, (uintptr_t)b.v.buf, b.v.mr->rkey, true);
 	end = now_ms() + WAIT_MS;
 	while (!got && now_ms() < end) {
 		struct timeval tv = { 0, 100000 };
@@ -822,14 +768,14 @@ static void cq_case(const char *c, uint32_t v)
 		if (ibv_get_async_event(ctx[0], &ev))
 			break;
 		got = ev.event_type == IBV_EVENT_CQ_ERR &&
-		      ev.element.cq == a.cq;
+		      ev.element.cq == a.v.cq;
 		ibv_ack_async_event(&ev);
 	}
 	snprintf(name, sizeof(name), "%s: IBV_EVENT_CQ_ERR", c);
 	check(name, got, "no CQ error event in %d ms", WAIT_MS);
 	/* IBA 11.4.2.1: a completion the CQ refused takes its QP to ERR */
 	snprintf(name, sizeof(name), "%s: the QP goes to ERR", c);
-	check(name, wait_err(a.qp), "state %d", qp_state(a.qp));
+	check(name, wait_err(a.v.qp), "state %d", qp_state(a.v.qp));
 	ep_destroy(&a);
 	ep_destroy(&b);
 	fresh_pair_works(c);
@@ -886,11 +832,11 @@ static void reset_while_producing(void)
 		t0 = now_ms();
 		if (i % 3 == 2) {
 			/* back to RTS: the full ring of garbage fails it */
-			err = ep_connect(&a, 1, b.qp->qp_num, 14);
+			err = ep_connect(&a, 1, b.v.qp->qp_num, 14);
 		} else {
 			memset(&attr, 0, sizeof(attr));
 			attr.qp_state = i % 3 ? IBV_QPS_RESET : IBV_QPS_ERR;
-			err = ibv_modify_qp(a.qp, &attr, IBV_QP_STATE);
+			err = ibv_modify_qp(a.v.qp, &attr, IBV_QP_STATE);
 		}
 		if (now_ms() - t0 > worst)
 			worst = now_ms() - t0;
@@ -955,7 +901,7 @@ static void modify_race(int rounds)
 		unsigned long start = m.ok;
 		long end = now_ms() + WAIT_MS;
 
-		m.qp = a.qp;
+		m.qp = a.v.qp;
 		m.stop = false;
 		pthread_create(&th, NULL, modify_loop, &m);
 		/* the error lands while the modifies go on */
@@ -963,8 +909,8 @@ static void modify_race(int rounds)
 		       now_ms() < end)
 			;
 		sq_put_bad_wqe(&a, 50, 0);
-		doorbell(a.qp);
-		if (poll_n(a.cq, &wc, 1) != 1) {
+		doorbell(a.v.qp);
+		if (poll_n(a.v.cq, &wc, 1) != 1) {
 			m.stop = true;
 			pthread_join(th, NULL);
 			break;
@@ -973,17 +919,17 @@ static void modify_race(int rounds)
 		sleep_ms(1);
 		m.stop = true;
 		pthread_join(th, NULL);
-		st = qp_state(a.qp);
+		st = qp_state(a.v.qp);
 		if (st != IBV_QPS_ERR)
 			lost++;
 		done++;
 		/* back to RTS for the next round */
 		memset(&attr, 0, sizeof(attr));
 		attr.qp_state = IBV_QPS_RESET;
-		if (ibv_modify_qp(a.qp, &attr, IBV_QP_STATE) ||
-		    ep_connect(&a, 1, b.qp->qp_num, 14))
+		if (ibv_modify_qp(a.v.qp, &attr, IBV_QP_STATE) ||
+		    ep_connect(&a, 1, b.v.qp->qp_num, 14))
 			break;
-		while (ibv_poll_cq(a.cq, 1, &wc) > 0)
+		while (ibv_poll_cq(a.v.cq, 1, &wc) > 0)
 			;
 	}
 	printf("# %s: %d rounds, %lu modify_qp succeeded, %d left the QP out of ERR\n",

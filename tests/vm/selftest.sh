@@ -79,6 +79,10 @@ after=$(veth_pkts vethA)
 t_check "netns_pair_setup" netns_pair_setup
 t_check "ping nsA -> nsB" ip netns exec nsA busybox ping -c1 -W2 10.99.0.2
 
+# ---- the module loader
+t_expect_fail "mod_load of a missing file fails and says so" 'missing' \
+	mod_load /nonexistent/srnic.ko
+
 # ---- rdma_rxe and the rdma-core userspace stack
 if t_check "load rdma_rxe" rxe_load; then
 	t_check "rdma link add rxe0" rdma link add rxe0 type rxe netdev vethA
@@ -89,6 +93,8 @@ if t_check "load rdma_rxe" rxe_load; then
 
 	# verbs data path across the veth: RC pingpong rxe1 -> rxe0
 	before=$(veth_pkts vethA)
+	SNAP_DEVS="rxe0 rxe1"
+	snap
 	bg_start srv timeout 30 ibv_rc_pingpong -d rxe0 -g 1 -n 100 -s 1024 >/tmp/pp_srv.log 2>&1
 	wait_tcp_listen 18515 15 || t_fail "ibv_rc_pingpong server listens" "port 18515"
 	t_check "ibv_rc_pingpong rxe1 -> rxe0" with_timeout 30 \
@@ -97,6 +103,15 @@ if t_check "load rdma_rxe" rxe_load; then
 	after=$(veth_pkts vethA)
 	[ "$((after - before))" -ge 200 ] && t_ok "pingpong crossed the veth ($((after - before)) pkts)" ||
 		t_fail "pingpong crossed the veth" "vethA packets $before -> $after"
+	# snap/delta: the pingpong's 100 messages each way, nothing more
+	t_check "delta: rxe1 sent_pkts moved by at least 100 ($(delta rxe1 sent_pkts))" \
+		test "$(delta rxe1 sent_pkts)" -ge 100
+	t_check "delta_sum: both devices received at least 200 ($(delta_sum rcvd_pkts))" \
+		test "$(delta_sum rcvd_pkts)" -ge 200
+	line=$(deltas pp rcvd_pkts retry_exceeded_err)
+	# shellcheck disable=SC2016 # expands in the inner bash
+	t_check "deltas names what moved, not what did not: $line" \
+		bash -c '[[ $1 == "info pp: rxe0.rcvd_pkts="[1-9]*" rxe1.rcvd_pkts="[1-9]* && $1 != *retry* ]]' _ "$line"
 
 	# rdma_cm: rping, with wait_rdma_cm_listen
 	bg_start srv timeout 30 rping -s -a 10.99.0.1 -C 10 -S 64 >/tmp/rping_srv.log 2>&1

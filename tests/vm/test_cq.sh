@@ -26,26 +26,19 @@
 # from "make module").
 set -u
 cd "$(dirname "$0")/../.." || exit 1
-REPO=$PWD
 # shellcheck source=tests/vm/lib.sh
 . tests/vm/lib.sh
 
-KO=${SRNIC_KO:-$REPO/srnic.ko}
 DEV=srnic0
 PY=/usr/bin/python3
-
-[ -f "$KO" ] || { echo "$KO missing: run make module first"; exit 1; }
 
 # user (pid-owned) CQs of $DEV in "rdma res show cq"
 user_cqs() { rdma res show cq dev "$DEV" | grep -c ' pid '; }
 
 dmesg -C
-# insmod does not load dependencies: ib_core, ib_uverbs, the UDP tunnels
-IFS=, read -ra deps <<<"$(modinfo -F depends "$KO")"
-modprobe -a veth "${deps[@]}" 2>/dev/null
-veth_pair_setup
 # nothing below means anything without the device
-if ! t_check "insmod srnic.ko" insmod "$KO" ||
+if ! t_check "srnic_load: srnic.ko and its dependencies" srnic_load veth ||
+   ! t_check "veth_pair_setup" veth_pair_setup ||
    ! t_check "rdma link add $DEV on vethA" \
 	rdma link add "$DEV" type srnic netdev vethA; then
 	t_summary
@@ -60,11 +53,12 @@ rc=$?
 t_from_output pyverbs_cq.py "$rc" "$out"
 
 # --- QP churn: 2000 create/destroy pairs, datagrams racing the destroys ----
-rx0=$(counter "$DEV" rcvd_pkts)
+SNAP_DEVS=$DEV
+snap
 out=$(with_timeout 600 "$PY" tests/vm/qp_churn.py "$DEV" 10.99.0.1 2000 2>&1)
 rc=$?
 t_from_output qp_churn.py "$rc" "$out" "info: *"
-rx=$(($(counter "$DEV" rcvd_pkts) - rx0))
+rx=$(delta "$DEV" rcvd_pkts)
 t_check "the churned QPs' datagrams were received ($rx packets)" test "$rx" -ge 2000
 t_eq "no user QP left once the process exited" \
 	"$(rdma res show qp link "$DEV/1" | grep -c ' pid ')" 0

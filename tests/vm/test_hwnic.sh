@@ -21,9 +21,7 @@ set -u
 cd "$(dirname "$0")/../.." || exit 1
 . tests/vm/lib.sh
 
-KO=$PWD/srnic.ko
 CTL=$PWD/build/userspace/ctl/srnicctl
-[ -f "$KO" ] || { echo "srnic.ko missing: run make module first"; exit 1; }
 
 # Build the stand-in for this kernel, once per kernel and source (~2 min
 # under TCG): build/hwsim/<kernel>-<hash>/ in the checkout keeps it.
@@ -39,9 +37,8 @@ if [ ! -f "$HW/srnic_hwsim.ko" ]; then
 		cp "$hwb/srnic_hwsim.ko" "$HW/"
 	rm -rf "$hwb"
 fi
-modprobe -a veth dummy ib_uverbs rdma_ucm udp_tunnel ip6_udp_tunnel
-insmod "$HW/srnic_hwsim.ko" || { t_fail "insmod srnic_hwsim"; t_summary; exit 1; }
-insmod "$KO" || { t_fail "insmod srnic.ko"; t_summary; exit 1; }
+mod_load "$HW/srnic_hwsim.ko" || { t_fail "insmod srnic_hwsim"; t_summary; exit 1; }
+srnic_load veth dummy rdma_ucm || { t_fail "insmod srnic.ko"; t_summary; exit 1; }
 veth_pair_setup || exit 1
 ip link add dum0 type dummy && ip link set dum0 up
 

@@ -15,13 +15,9 @@
 # netns deletion and rmmod with devices present.
 set -u
 cd "$(dirname "$0")/../.."
-REPO=$PWD
 . tests/vm/lib.sh
 
-KO=$REPO/srnic.ko
 KVER=$(uname -r)
-
-[ -f "$KO" ] || { echo "srnic.ko missing: run make module first"; exit 1; }
 
 # 4791 = 0x12B7: is a UDP socket bound to it in the current netns?
 udp4791() { grep -qi ':12B7 ' /proc/net/udp /proc/net/udp6; }
@@ -34,7 +30,8 @@ gids() { cat /sys/class/infiniband/"$1"/ports/1/gids/* 2>/dev/null; }
 gone() { [ ! -e /sys/class/infiniband/"$1" ]; }
 
 dmesg -C
-modprobe -a veth ib_uverbs rdma_ucm 2>/dev/null
+# srnic's dependencies, so that the insmod below fails for rdma_rxe alone
+mod_deps "$KO" veth rdma_ucm || exit 1
 veth_pair_setup
 
 # --- rdma_rxe exclusion -----------------------------------------------------
@@ -189,7 +186,7 @@ t_check "rmmod with two devices present" rmmod srnic
 t_check "no RDMA devices left after rmmod" test -z "$(rdma_devs)"
 t_check "module gone after rmmod" test ! -e /sys/module/srnic
 t_check "no UDP 4791 socket left after rmmod" bash -c "! udp4791"
-t_check "insmod again after rmmod" insmod "$KO"
+t_check "insmod again after rmmod" srnic_load
 t_check "device again after reload" rdma link add srnic0 type srnic netdev vethA
 t_check "rmmod again" rmmod srnic
 ip link del vethG

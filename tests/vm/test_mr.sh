@@ -20,24 +20,19 @@
 # warning. Translation itself is covered by KUnit (tests/kunit, srnic_mr).
 set -u
 cd "$(dirname "$0")/../.." || exit 1
-REPO=$PWD
 . tests/vm/lib.sh
 
-KO=$REPO/srnic.ko
 DEV=srnic0
 PY=${TMPDIR:-/tmp}/test_mr.py
 OUT=${TMPDIR:-/tmp}/test_mr.out
 
-[ -f "$KO" ] || { echo "srnic.ko missing: run make module first"; exit 1; }
-
 dmesg -C
-modprobe -a veth ib_uverbs udp_tunnel ip6_udp_tunnel 2>/dev/null
 veth_pair_setup || t_fail "veth pair" "veth_pair_setup failed"
 
 # Huge pages for the hugetlb case (may come up short on a fragmented guest).
 echo 8 >/proc/sys/vm/nr_hugepages 2>/dev/null
 
-t_check "insmod srnic" insmod "$KO"
+t_check "srnic_load: srnic.ko and its dependencies" srnic_load
 # The registration debug line reports the block size chosen (procfs control
 # file of dynamic debug: no debugfs needed).
 ddbg() { echo "file srnic_mr.c +p" >/proc/dynamic_debug/control; }
@@ -244,7 +239,11 @@ ctx.close()
 report('OK', 'PD and context closed')
 EOF
 
-# "MR 0x<key>: <len> bytes in <n> blocks of <size>" from srnic_mr.c
+# "MR 0x<key>: <len> bytes in <n> blocks of <size>" from srnic_mr.c. The
+# only place the block size shows: srnic's restrack MR entry has no driver
+# attributes (rdma res show mr -dd: mrn, rkey, lkey, mrlen, pdn, pid), and
+# neither sysfs nor the counters say it. An MR driver attribute (like the
+# QP's in srnic_counters.c) would be the interface to assert on instead.
 block_size() { dmesg | sed -n "s/.*MR $1: [0-9]* bytes in [0-9]* blocks of \([0-9]*\)$/\1/p" | tail -n 1; }
 
 with_timeout 300 /usr/bin/python3 "$PY" "$DEV" >"$OUT" 2>&1
@@ -271,7 +270,6 @@ t_eq "pyverbs script exit status" "$rc" 0
 
 t_check "rdma link delete $DEV" rdma link delete "$DEV"
 t_check "rmmod srnic" rmmod srnic
-no_splat() { ! dmesg | grep -E "$T_SPLAT_RE"; }
-t_check "no kernel warning" no_splat
+t_kernel_clean "no kernel warning"
 
 t_summary

@@ -29,17 +29,13 @@
 # SRNIC_KO=path overrides the module (default: srnic.ko at the repo root).
 set -u
 cd "$(dirname "$0")/../.." || exit 1
-REPO=$PWD
 . tests/vm/lib.sh
+NVME_NQN=srnic-nvmeof
+NVME_IMG=/tmp/nvmeof-ns.img
+. tests/vm/nvme_lib.sh
 
-KO=${SRNIC_KO:-$REPO/srnic.ko}
-NQN=srnic-nvmeof
-CFS=/sys/kernel/config/nvmet
-IMG=/tmp/nvmeof-ns.img
 SRC=/tmp/nvmeof-src
 DST=/tmp/nvmeof-dst
-
-[ -f "$KO" ] || { echo "srnic.ko missing: run make module first"; exit 1; }
 
 # stuck NAME: FAIL NAME, report what we have and end: a task in D state
 # cannot be killed, so nothing after this could be trusted
@@ -49,68 +45,28 @@ stuck() {
 	exit 1
 }
 
-dmesg -C
-echo 5 >/proc/sys/kernel/hung_task_timeout_secs
-echo 1 >/proc/sys/kernel/sysrq
-modprobe -a veth ib_uverbs rdma_ucm udp_tunnel ip6_udp_tunnel nvmet \
-	nvmet-rdma nvme-rdma || exit 1
-insmod "$KO" || exit 1
+nvme_prologue 5
 veth_pair_setup || exit 1
-rdma link add srnic0 type srnic netdev vethA || exit 1
-rdma link add srnic1 type srnic netdev vethB || exit 1
-t_check "IPv4 RoCEv2 GIDs present" \
-	settle roce_gid_index srnic0 10.99.0.1
-mountpoint -q /sys/kernel/config || mount -t configfs none /sys/kernel/config
+t_check "devices up, IPv4 RoCEv2 GIDs present" srnic_devs_root
 
 # --- target: file-backed namespace, RDMA port on srnic0's address ----------
-truncate -s 32M "$IMG"
-target_up() {
-	mkdir "$CFS/subsystems/$NQN" &&
-		echo 1 >"$CFS/subsystems/$NQN/attr_allow_any_host" &&
-		mkdir "$CFS/subsystems/$NQN/namespaces/1" &&
-		echo "$IMG" >"$CFS/subsystems/$NQN/namespaces/1/device_path" &&
-		echo 1 >"$CFS/subsystems/$NQN/namespaces/1/buffered_io" &&
-		echo 1 >"$CFS/subsystems/$NQN/namespaces/1/enable" &&
-		mkdir "$CFS/ports/1" &&
-		echo rdma >"$CFS/ports/1/addr_trtype" &&
-		echo ipv4 >"$CFS/ports/1/addr_adrfam" &&
-		echo 10.99.0.1 >"$CFS/ports/1/addr_traddr" &&
-		echo 4420 >"$CFS/ports/1/addr_trsvcid" &&
-		ln -s "$CFS/subsystems/$NQN" "$CFS/ports/1/subsystems/$NQN"
-}
-t_check "nvmet-rdma target listens on srnic0" target_up || {
+if ! t_check "nvmet-rdma target: subsystem and namespace" nvmet_subsys_up ||
+   ! t_check "nvmet-rdma target listens on srnic0" nvmet_port_up; then
 	t_summary
 	exit 1
-}
+fi
 t_check "rdma_cm id listening" settle pair_cm_listening
 
-# --- host: connect through /dev/nvme-fabrics --------------------------------
-connect() {
-	local line
-	exec 3<>/dev/nvme-fabrics || return 1
-	echo "transport=rdma,traddr=10.99.0.1,trsvcid=4420,host_traddr=10.99.0.2,nqn=$NQN,nr_poll_queues=1" >&3 ||
-		return 1
-	read -r line <&3 || return 1
-	exec 3>&-
-	echo "$line" >/tmp/nvmeof-ctrl
-}
-connect &
-pid=$!
-wait_done 60 "$pid"
-rc=$?
-[ "$rc" = 124 ] && stuck "nvme-rdma connects to the target"
-t_eq "nvme-rdma connects to the target" "$rc" 0 || {
+# --- host: connect through /dev/nvme-fabrics, with a poll queue -------------
+t_check "nvme-rdma connects to the target" nvme_host_up nr_poll_queues=1 || {
 	dmesg | tail -20
 	t_summary
 	exit 1
 }
-# "instance=N,cntlid=M"
-inst=$(sed -n 's/^instance=\([0-9]*\),.*/\1/p' /tmp/nvmeof-ctrl)
-CTRL=nvme$inst
 t_check "controller $CTRL is live over rdma" \
 	settle bash -c "grep -qx live /sys/class/nvme/$CTRL/state && grep -qx rdma /sys/class/nvme/$CTRL/transport"
-ndev=/dev/nvme${inst}n1
-t_check "namespace block device $ndev" settle test -b "$ndev"
+ndev=$NDEV
+t_check "namespace block device $ndev" test -b "$ndev"
 # the admin queue, an I/O queue per CPU and the poll queue: 3 QPs at least
 nqp=$(rdma res show qp link srnic1/1 2>/dev/null | grep -c 'type RC')
 t_check "host has its queues on srnic1 ($nqp RC QPs)" test "$nqp" -ge 3
@@ -120,7 +76,7 @@ t_check "host has its queues on srnic1 ($nqp RC QPs)" test "$nqp" -ge 3
 # NAK, READ gap) or a responder sees a request twice or out of order.
 CNTS="retransmits local_ack_timeout_err duplicate_request out_of_seq_request
 rcvd_seq_err send_seq_err read_gap_retries read_resp_out_of_order
-req_placed_out_of_order tx_bytes"
+req_placed_out_of_order"
 # link_drops: every drop the link could make: veth rx/tx drops, qdisc drops,
 # softnet backlog drops (/proc/net/softnet_stat column 2), UDP InErrors and
 # RcvbufErrors
@@ -166,23 +122,18 @@ t_check "write 32 MiB through $CTRL (O_DIRECT, four writers)" write32
 t_check "read 32 MiB back through $CTRL (O_DIRECT)" \
 	with_timeout 120 dd if="$ndev" of="$DST" bs=1M count=32 iflag=direct status=none
 t_check "32 MiB read back equal to what was written" cmp "$SRC" "$DST"
-t_check "the target's file holds the data" cmp "$SRC" "$IMG"
-line="info resends:"
+t_check "the target's file holds the data" cmp "$SRC" "$NVME_IMG"
+deltas resends
 sum=0
-for d in srnic0 srnic1; do
-	for c in $CNTS; do
-		v=$(delta "$d" "$c")
-		line+=" $d.$c=$v"
-		[ "$c" = tx_bytes ] || sum=$((sum + v))
-	done
+for c in $CNTS; do
+	sum=$((sum + $(delta_sum "$c")))
 done
-echo "$line"
-echo "info wire: $((($(delta srnic0 tx_bytes) + $(delta srnic1 tx_bytes)) / 1024)) KiB RoCE (BTH..ICRC) for 64 MiB of data moved"
+echo "info wire: $(($(delta_sum tx_bytes) / 1024)) KiB RoCE (BTH..ICRC) for 64 MiB of data moved"
 t_eq "lossless link: no drop (veth, qdisc, softnet, UDP)" $(($(link_drops) - D0)) 0
 t_eq "no retransmits without loss (srnic0+srnic1)" \
-	$(($(delta srnic0 retransmits) + $(delta srnic1 retransmits))) 0
+	"$(delta_sum retransmits)" 0
 t_eq "no duplicate requests without loss (srnic0+srnic1)" \
-	$(($(delta srnic0 duplicate_request) + $(delta srnic1 duplicate_request))) 0
+	"$(delta_sum duplicate_request)" 0
 t_eq "no timeout, sequence NAK, READ gap or reordering (sum)" "$sum" 0
 
 # --- teardown: host, then target ------------------------------------------------
@@ -196,14 +147,7 @@ t_eq "delete_controller returns" "$rc" 0
 echo "info: delete_controller took $((($(_t_now_us) - t0) / 1000)) ms"
 t_check "controller gone" settle test ! -e "/sys/class/nvme/$CTRL"
 
-target_down() {
-	rm "$CFS/ports/1/subsystems/$NQN" &&
-		rmdir "$CFS/ports/1" &&
-		echo 0 >"$CFS/subsystems/$NQN/namespaces/1/enable" &&
-		rmdir "$CFS/subsystems/$NQN/namespaces/1" &&
-		rmdir "$CFS/subsystems/$NQN" &&
-		modprobe -r nvme-rdma nvmet-rdma
-}
+target_down() { nvmet_down && modprobe -r nvme-rdma nvmet-rdma; }
 target_down &
 pid=$!
 wait_done 20 "$pid"
@@ -212,7 +156,7 @@ rc=$?
 t_eq "target torn down, nvme-rdma and nvmet-rdma removed" "$rc" 0
 t_eq "no RC QP left on srnic0/srnic1" "$(rdma res show qp 2>/dev/null | grep -c 'type RC')" 0
 
-t_check "no hung task" bash -c "! dmesg | grep -E 'blocked for more than|hung_task'"
+t_kernel_clean "no hung task" 'hung_task'
 t_kernel_clean "no kernel warnings" 'nvme.*(error|failed)'
 rdma link delete srnic0
 rdma link delete srnic1

@@ -27,9 +27,6 @@ set -u
 cd "$(dirname "$0")/../.."
 . tests/vm/lib.sh
 
-KO=$PWD/srnic.ko
-[ -f "$KO" ] || { echo "srnic.ko missing: run make module first"; exit 1; }
-
 srnic_pair_up sch_netem
 
 W=$(mktemp -d)
@@ -38,21 +35,7 @@ mountpoint -q "$T" || mount -t tracefs nodev "$T"
 EVENTS="srnic_pkt_tx srnic_pkt_rx srnic_retransmit srnic_nak srnic_cnp
 srnic_rate srnic_qp_state srnic_wqe_post srnic_wqe_done"
 
-# snap NAME: remember every counter of both devices as NAME[dev.counter]
-snap() {
-	local -n _s=$1
-	local d f
-	for d in srnic0 srnic1; do
-		for f in /sys/class/infiniband/$d/ports/1/hw_counters/*; do
-			_s[$d.${f##*/}]=$(cat "$f")
-		done
-	done
-}
-# delta SNAP DEV COUNTER: how much COUNTER of DEV moved since SNAP
-delta() {
-	local -n _d=$1
-	echo $(($(counter "$2" "$3") - _d[$2.$3]))
-}
+# snap S / delta S DEV COUNTER (lib.sh): every counter of both devices
 # ge NAME A B, gt NAME A B: assert A >= B, A > B (an empty A fails)
 ge() {
 	if [ "${2:--1}" -ge "$3" ]; then t_ok "$1"; else t_fail "$1" "'$2' < $3"; fi
@@ -103,7 +86,6 @@ done
 # ------------------------------------- 2. clean traffic: counters, events
 echo "== part 2 at ${SECONDS}s"
 
-declare -A S
 snap S
 echo 16384 >"$T/buffer_size_kb"
 trace_start $EVENTS
@@ -150,8 +132,8 @@ for c in rcvd_icrc_err rcvd_bad_hdr send_err send_no_route; do
 done
 
 f=$W/clean.trace
-tx=$(($(delta S srnic0 sent_pkts) + $(delta S srnic1 sent_pkts)))
-rx=$(($(delta S srnic0 rcvd_pkts) + $(delta S srnic1 rcvd_pkts)))
+tx=$(delta_sum S sent_pkts)
+rx=$(delta_sum S rcvd_pkts)
 t_eq "srnic_pkt_tx fired once per sent packet" "$(nev "$f" srnic_pkt_tx)" "$tx"
 t_eq "srnic_pkt_rx fired once per received packet" "$(nev "$f" srnic_pkt_rx)" "$rx"
 gt "srnic_pkt_tx shows RC_WRITE_MIDDLE packets of 1024 B" \
@@ -353,7 +335,7 @@ tc -n nsB qdisc del dev vethB root
 f=$W/loss.trace
 gt "retransmits counter moves under loss" "$(delta S srnic1 retransmits)" 0
 gt "local_ack_timeout_err moves under loss" \
-	"$(($(delta S srnic0 local_ack_timeout_err) + $(delta S srnic1 local_ack_timeout_err)))" 0
+	"$(delta_sum S local_ack_timeout_err)" 0
 gt "srnic_retransmit fires under loss" "$(nev "$f" srnic_retransmit)" 0
 gt "srnic_retransmit: cause timeout" "$(grep -c 'srnic_retransmit: .* cause=timeout' "$f")" 0
 gt "srnic_retransmit: cause seq_nak" "$(grep -c 'srnic_retransmit: .* cause=seq_nak' "$f")" 0
@@ -361,7 +343,7 @@ gt "srnic0 sent sequence NAKs (send_seq_err)" "$(delta S srnic0 send_seq_err)" 0
 gt "srnic1 received sequence NAKs (rcvd_seq_err)" "$(delta S srnic1 rcvd_seq_err)" 0
 gt "out_of_seq_request moves" "$(delta S srnic0 out_of_seq_request)" 0
 gt "duplicate_request moves" \
-	"$(($(delta S srnic0 duplicate_request) + $(delta S srnic1 duplicate_request)))" 0
+	"$(delta_sum S duplicate_request)" 0
 gt "srnic_nak: sequence NAKs sent" "$(grep -c 'srnic_nak: .* tx psn_seq_err' "$f")" 0
 gt "srnic_nak: sequence NAKs received" "$(grep -c 'srnic_nak: .* rx psn_seq_err' "$f")" 0
 ge "srnic_nak tx events == send_seq_err" \

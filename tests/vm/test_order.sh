@@ -24,35 +24,28 @@
 # SRNIC_KO=path overrides the module (default: srnic.ko at the repo root).
 set -u
 cd "$(dirname "$0")/../.." || exit 1
-REPO=$PWD
 # shellcheck source=tests/vm/lib.sh
 . tests/vm/lib.sh
 
-KO=${SRNIC_KO:-$REPO/srnic.ko}
 # perftest's default QP timeout: 14 = 4.096 us * 2^14 = 67 ms, shorter
 # than a loaded TCG host's scheduling stalls (srnic_req_timer_grace()).
 # Iterations, not -D SECS: perftest then ends with READs outstanding, and
 # the client's timer fires while the server's QP is gone (retransmits).
 QP_TIMEOUT=14
-[ -f "$KO" ] || { echo "$KO missing: run make module first"; exit 1; }
 
 dmesg -C
 srnic_pair_up
 
 CNTS="req_placed_out_of_order out_of_seq_request read_resp_out_of_order
 retransmits rcvd_seq_err"
-# reordered: the sum of every watched counter's growth, both devices; an
-# info line names those that moved
+# reordered LABEL: the sum of every watched counter's growth, both devices;
+# an info line names those that moved
 reordered() {
-	local d c v sum=0 line="info $1:"
-	for d in srnic0 srnic1; do
-		for c in $CNTS; do
-			v=$(delta "$d" "$c")
-			sum=$((sum + v))
-			line+=" $d.$c=$v"
-		done
+	local c sum=0
+	deltas "$1" >&2
+	for c in $CNTS; do
+		sum=$((sum + $(delta_sum "$c")))
 	done
-	echo "$line" >&2
 	echo "$sum"
 }
 
@@ -78,15 +71,13 @@ run() {
 	local name=$1 tool=$2 iters=$3 d0 d1 r
 	d0=$(drops)
 	snap
-	T0=$(counter srnic1 local_ack_timeout_err)
-	G0R=$(counter srnic1 read_gap_retries)
 	pair "$name: $tool -s 65536 -n $iters -u $QP_TIMEOUT" \
 		"$tool" -d srnic0 -x "$G0" -s 65536 -n "$iters" -u "$QP_TIMEOUT" \
 		-F -- \
 		"$tool" -d srnic1 -x "$G1" -s 65536 -n "$iters" -u "$QP_TIMEOUT" \
 		-F 10.99.0.1
 	r=$(reordered "$name")
-	echo "info $name: srnic1 local_ack_timeout_err +$(($(counter srnic1 local_ack_timeout_err) - T0)) read_gap_retries +$(($(counter srnic1 read_gap_retries) - G0R)); send_err now srnic0 $(counter srnic0 send_err) srnic1 $(counter srnic1 send_err)"
+	echo "info $name: srnic1 local_ack_timeout_err +$(delta srnic1 local_ack_timeout_err) read_gap_retries +$(delta srnic1 read_gap_retries); send_err now srnic0 $(counter srnic0 send_err) srnic1 $(counter srnic1 send_err)"
 	d1=$(drops)
 	t_eq "$name: the link dropped nothing" $((d1 - d0)) 0
 	t_eq "$name: nothing out of order, nothing retransmitted" "$r" 0

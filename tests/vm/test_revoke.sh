@@ -23,14 +23,10 @@
 # the failure and ends (the guest is powered off).
 set -u
 cd "$(dirname "$0")/../.." || exit 1
-REPO=$PWD
 . tests/vm/lib.sh
 
-KO=$REPO/srnic.ko
 LOG=/tmp/revoke
 mkdir -p "$LOG"
-
-[ -f "$KO" ] || { echo "srnic.ko missing: run make module first"; exit 1; }
 
 # wait_gone DEV: wait up to 10 s for RDMA device DEV to go
 wait_gone() {
@@ -41,12 +37,8 @@ wait_gone() {
 	return 1
 }
 
-devices_up() {
-	ip netns exec nsA rdma link add srnic0 type srnic netdev vethA &&
-		ip netns exec nsB rdma link add srnic1 type srnic netdev vethB &&
-		settle roce_gid_index srnic0 10.99.0.1 >/dev/null &&
-		settle roce_gid_index srnic1 10.99.0.2 >/dev/null
-}
+# devices_up: the namespaces (again) and srnic0, srnic1 in them
+devices_up() { netns_pair_setup && srnic_devs_ns; }
 
 # pingpong_up [SRV_NS TCP_ADDR]: pingpong server on srnic0 (in netns SRV_NS,
 # default nsA; "" = the root netns) and client on srnic1 (nsB) exchanging
@@ -110,23 +102,19 @@ removal() {
 }
 
 dmesg -C
-modprobe -a veth ib_uverbs rdma_ucm udp_tunnel ip6_udp_tunnel || exit 1
-insmod "$KO" || exit 1
+srnic_load veth rdma_ucm || exit 1
 
-netns_pair_setup || exit 1
 t_check "devices up" devices_up || { t_summary; exit 1; }
 removal "ip link del vethA" ip netns exec nsA ip link del vethA
 t_check "ip link del vethA: srnic1 gone too" \
 	settle test ! -e /sys/class/infiniband/srnic1
 
-netns_pair_setup || exit 1
 t_check "devices up again" devices_up || { t_summary; exit 1; }
 removal "rdma link delete srnic0" ip netns exec nsA rdma link delete srnic0
 ip netns exec nsB rdma link delete srnic1
 
 # netns deletion: the processes in the root netns (their TCP exchange over
 # vethC 10.98.0.1 <-> nsB vethD 10.98.0.2), so that nothing holds nsA
-netns_pair_setup || exit 1
 t_check "devices up for the netns deletion" devices_up || { t_summary; exit 1; }
 ip link add vethC type veth peer name vethD netns nsB &&
 	ip addr add 10.98.0.1/24 dev vethC && ip link set vethC up &&
@@ -139,7 +127,6 @@ ip link del vethC
 t_kernel_clean "no kernel warnings" 'unregister_netdevice: waiting'
 
 # a fresh pair still works, and srnic unloads
-netns_pair_setup || exit 1
 t_check "devices up after the removals" devices_up
 g0=$(roce_gid_index srnic0 10.99.0.1)
 g1=$(roce_gid_index srnic1 10.99.0.2)

@@ -24,17 +24,13 @@
 # tests/bench/scale_guest.sh for srnic against rxe.
 set -u
 cd "$(dirname "$0")/../.." || exit 1
-REPO=$PWD
 # shellcheck source=tests/vm/lib.sh
 . tests/vm/lib.sh
 
-KO=${SRNIC_KO:-$REPO/srnic.ko}
 BIN=/tmp/qp_scale
 LOG=/tmp/qp_scale.log
 N=${SRNIC_SCALE_N:-10000}
 SECS=600
-[ -f "$KO" ] || { echo "$KO missing: run make module first"; exit 1; }
-
 
 # kmem: shrink every slab cache, then print the kernel memory in KiB: the
 # sum, then Slab, VmallocUsed, Percpu and PageTables.

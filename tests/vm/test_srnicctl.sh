@@ -21,13 +21,10 @@ set -u
 cd "$(dirname "$0")/../.."
 . tests/vm/lib.sh
 
-KO=$PWD/srnic.ko
 CTL=$PWD/build/userspace/ctl/srnicctl
-[ -f "$KO" ] || { echo "srnic.ko missing: run make module first"; exit 1; }
 [ -x "$CTL" ] || { echo "srnicctl missing: run make userspace first"; exit 1; }
 
-modprobe -a veth sch_netem ib_uverbs rdma_ucm udp_tunnel ip6_udp_tunnel
-insmod "$KO" || exit 1
+srnic_load veth sch_netem rdma_ucm || exit 1
 veth_pair_setup || exit 1
 # top and lat find the tracepoints through tracefs
 mountpoint -q /sys/kernel/tracing || mount -t tracefs nodev /sys/kernel/tracing

@@ -43,14 +43,12 @@
 # kernel log has no WARNING/BUG/Oops/refcount/hung/stall/leak report.
 set -u
 cd "$(dirname "$0")/../.." || exit 1
-REPO=$PWD
 . tests/vm/lib.sh
+NVME_NQN=srnic-teardown
+NVME_IMG=/tmp/teardown-ns.img
+. tests/vm/nvme_lib.sh
 
-KO=$REPO/srnic.ko
 LOG=/tmp/teardown
-NQN=srnic-teardown
-CFS=/sys/kernel/config/nvmet
-IMG=/tmp/teardown-ns.img
 # Tolerances (kB) of the memory checks. A leaked user context costs
 # well over these: its rings alone (vmalloc) are 3 x 16 KiB or more, plus
 # the QP's kmalloc'd state; the leaked objects ib_core tracks are caught
@@ -66,7 +64,9 @@ SLAB_TOL=${SLAB_TOL:-512}
 VMALLOC_TOL=${VMALLOC_TOL:-192}
 mkdir -p "$LOG"
 
-[ -f "$KO" ] || { echo "srnic.ko missing: run make module first"; exit 1; }
+# beyond T_SPLAT_RE, in any case: these lines at the start of a message, and
+# refcount, hung-task, stall, restrack and leak reports anywhere
+SPLAT_I_RE='^(\[[ 0-9.]+\] )?(WARNING|BUG|Oops|general protection)|refcount|hung_task|blocked for more|stall|restrack|leak|not released'
 
 ms_since() { echo $((($(_t_now_us) - $1) / 1000)); }
 
@@ -167,22 +167,11 @@ flowing() {
 
 # ------------------------------------------------------------- part 1: user
 
-devices_up_ns() {
-	ip netns exec nsA rdma link add srnic0 type srnic netdev vethA &&
-		ip netns exec nsB rdma link add srnic1 type srnic netdev vethB &&
-		G0=$(settle roce_gid_index srnic0 10.99.0.1) &&
-		G1=$(settle roce_gid_index srnic1 10.99.0.2)
-}
-
-dmesg -C
-# 30 s: above what a removal may wait for nvme-core's timeouts (below)
-echo 30 >/proc/sys/kernel/hung_task_timeout_secs
-echo 1 >/proc/sys/kernel/sysrq
-modprobe -a veth ib_uverbs rdma_ucm udp_tunnel ip6_udp_tunnel nvmet \
-	nvmet-rdma nvme-rdma || exit 1
-insmod "$KO" || exit 1
+# hung tasks after 30 s: above what a removal may wait for nvme-core's
+# timeouts (below)
+nvme_prologue 30
 netns_pair_setup || exit 1
-t_check "devices up (netns)" devices_up_ns || { t_summary; exit 1; }
+t_check "devices up (netns)" srnic_devs_ns || { t_summary; exit 1; }
 
 pair "warm-up: ibv_rc_pingpong" \
 	ibv_rc_pingpong -d srnic0 -g "$G0" -n 200 -s 4096 -- \
@@ -272,13 +261,13 @@ for p in SRV CLI; do
 		test "$rc" != 0 -a "$rc" != 124
 done
 bg_cleanup
-t_check "insmod again" insmod "$KO"
-t_check "devices up again (netns)" devices_up_ns || { t_summary; exit 1; }
+t_check "insmod again" srnic_load
+t_check "devices up again (netns)" srnic_devs_ns || { t_summary; exit 1; }
 mem_check "rmmod with open user contexts"
 t_check "no D-state task after the user part" settle no_d_tasks
 
-t_check "kernel log clean after the user part" \
-	bash -c "! dmesg | grep -iE '^(\[[ 0-9.]+\] )?(WARNING|BUG|Oops|general protection)|refcount|hung_task|blocked for more|stall|unregister_netdevice: waiting|restrack|leak|not released'"
+t_kernel_clean -i "kernel log clean after the user part" \
+	"$SPLAT_I_RE|unregister_netdevice: waiting"
 ip netns exec nsA rdma link delete srnic0
 ip netns exec nsB rdma link delete srnic1
 ip netns del nsA
@@ -286,25 +275,16 @@ ip netns del nsB
 
 # -------------------------------------------------------------- part 2: ULP
 
-devices_up_root() {
-	{ [ -e /sys/class/infiniband/srnic0 ] ||
-		rdma link add srnic0 type srnic netdev vethA; } &&
-		{ [ -e /sys/class/infiniband/srnic1 ] ||
-			rdma link add srnic1 type srnic netdev vethB; } &&
-		settle roce_gid_index srnic0 10.99.0.1 >/dev/null &&
-		settle roce_gid_index srnic1 10.99.0.2 >/dev/null
-}
-
 # fresh_ulp_devices: both devices deleted and added again, the target port
 # down: the state mem_base and mem_check compare (a device a ULP has used
 # keeps per-device objects, e.g. CQs, until it goes)
 fresh_ulp_devices() {
-	port_down
-	[ -e /sys/module/srnic ] || insmod "$KO" || return 1
+	nvmet_port_down
+	[ -e /sys/module/srnic ] || srnic_load || return 1
 	veth_pair_setup >/dev/null || return 1
 	rdma link delete srnic0 2>/dev/null
 	rdma link delete srnic1 2>/dev/null
-	devices_up_root
+	srnic_devs_root
 }
 
 # When both ends go at once (ip link del, rmmod), the host's in-flight
@@ -316,82 +296,16 @@ fresh_ulp_devices() {
 # bound those removals.
 echo 5 >/sys/module/nvme_core/parameters/io_timeout
 echo 5 >/sys/module/nvme_core/parameters/admin_timeout
-mountpoint -q /sys/kernel/config || mount -t configfs none /sys/kernel/config
-truncate -s 32M "$IMG"
-target_subsys() {
-	mkdir "$CFS/subsystems/$NQN" &&
-		echo 1 >"$CFS/subsystems/$NQN/attr_allow_any_host" &&
-		mkdir "$CFS/subsystems/$NQN/namespaces/1" &&
-		echo "$IMG" >"$CFS/subsystems/$NQN/namespaces/1/device_path" &&
-		echo 1 >"$CFS/subsystems/$NQN/namespaces/1/buffered_io" &&
-		echo 1 >"$CFS/subsystems/$NQN/namespaces/1/enable"
-}
-# port_up / port_down: the RDMA port on 10.99.0.1 (its rdma_cm listener is
+# port_up: the RDMA port on 10.99.0.1, listening (its rdma_cm listener is
 # bound to srnic0, so it is made again with every new srnic0)
-port_up() {
-	mkdir "$CFS/ports/1" &&
-		echo rdma >"$CFS/ports/1/addr_trtype" &&
-		echo ipv4 >"$CFS/ports/1/addr_adrfam" &&
-		echo 10.99.0.1 >"$CFS/ports/1/addr_traddr" &&
-		echo 4420 >"$CFS/ports/1/addr_trsvcid" &&
-		ln -s "$CFS/subsystems/$NQN" "$CFS/ports/1/subsystems/$NQN" &&
-		settle pair_cm_listening
-}
-port_down() {
-	[ -e "$CFS/ports/1" ] || return 0
-	rm -f "$CFS/ports/1/subsystems/$NQN"
-	rmdir "$CFS/ports/1"
-}
-
-# connect: nvme-rdma host on srnic1; sets CTRL and NDEV. Reconnects every
+port_up() { nvmet_port_up && settle pair_cm_listening; }
+# host_up: nvme-rdma host on srnic1; sets CTRL and NDEV. Reconnects every
 # second, gives up after 3 s without the target.
-connect() {
-	local line
-	exec 3<>/dev/nvme-fabrics || return 1
-	echo "transport=rdma,traddr=10.99.0.1,trsvcid=4420,host_traddr=10.99.0.2,nqn=$NQN,reconnect_delay=1,ctrl_loss_tmo=3" >&3 ||
-		return 1
-	read -r line <&3 || return 1
-	exec 3>&-
-	echo "$line" >"$LOG/ctrl"
-}
-# ns_dev CTRL: the block device of CTRL's namespace. With native multipath
-# (Debian's kernels) it is named after the NVMe subsystem's instance, not
-# the controller's: /dev/nvme1n1 for controller nvme0 while an earlier
-# subsystem, its controller just deleted, still holds instance 0.
-ns_dev() {
-	local d b
-	# the subsystem that links CTRL (multipath), or CTRL's own directory
-	for d in /sys/class/nvme-subsystem/nvme-subsys* "/sys/class/nvme/$1"; do
-		[ -e "$d/$1" ] || [ "$d" = "/sys/class/nvme/$1" ] || continue
-		for b in "$d"/nvme*n*; do
-			b=${b##*/}
-			[[ $b =~ ^nvme[0-9]+n[0-9]+$ ]] && [ -b "/dev/$b" ] &&
-				{ echo "/dev/$b"; return 0; }
-		done
-	done
-	return 1
-}
-
-host_up() {
-	local inst
-	connect &
-	wait_done 60 $! || return 1
-	inst=$(sed -n 's/^instance=\([0-9]*\),.*/\1/p' "$LOG/ctrl")
-	CTRL=nvme$inst
-	# the namespace scan takes seconds on a busy host
-	for _ in $(seq 40); do
-		NDEV=$(ns_dev "$CTRL") && return 0
-		sleep 0.5
-	done
-	echo "no namespace block device for $CTRL"
-	ls /dev/nvme* /sys/class/nvme-subsystem/*/ 2>&1 | sed 's/^/  | /'
-	echo 1 >"/sys/class/nvme/$CTRL/delete_controller"
-	return 1
-}
+host_up() { nvme_host_up reconnect_delay=1,ctrl_loss_tmo=3; }
 
 veth_pair_setup || exit 1
-t_check "devices up (root netns)" devices_up_root
-t_check "nvmet-rdma target on srnic0" target_subsys
+t_check "devices up (root netns)" srnic_devs_root
+t_check "nvmet-rdma target on srnic0" nvmet_subsys_up
 t_check "target port listens" port_up
 t_check "warm-up: nvme-rdma connects" host_up
 t_check "warm-up: 4 MiB written through the namespace" \
@@ -410,7 +324,7 @@ ulp() {
 	local name=$1 dd rc t0
 	shift
 	echo "step: $name: set up"
-	port_down
+	nvmet_port_down
 	t_check "$name: target port listens" port_up || return
 	if ! t_check "$name: nvme-rdma connects" host_up; then
 		return
@@ -456,7 +370,7 @@ ulp "host side: rdma link delete srnic1" rdma link delete srnic1
 ulp "both: ip link del vethA" ip link del vethA
 ulp "rmmod srnic" rmmod srnic
 
-t_check "no hung task" bash -c "! dmesg | grep -E 'blocked for more than|hung_task'"
+t_kernel_clean "no hung task" 'hung_task'
 
 # ------------------------------------------------------------------ the end
 
@@ -470,16 +384,13 @@ PAIR_SERVER_NS='' PAIR_CLIENT_NS='' \
 	for c in sent_pkts rcvd_pkts rcvd_no_qp local_ack_timeout_err rcvd_bad_hdr; do
 		echo "  info | srnic0 $c $(counter srnic0 $c), srnic1 $c $(counter srnic1 $c)"
 	done
-rmdir "$CFS/subsystems/$NQN/namespaces/1" 2>/dev/null ||
-	{ echo 0 >"$CFS/subsystems/$NQN/namespaces/1/enable"; rmdir "$CFS/subsystems/$NQN/namespaces/1"; }
-rmdir "$CFS/subsystems/$NQN"
+t_check "nvmet-rdma target removed" nvmet_down
 t_check "nvme-rdma and nvmet-rdma unload" modprobe -r nvme-rdma nvmet-rdma
 rdma link delete srnic0
 rdma link delete srnic1
 t_check "rmmod srnic at the end" rmmod srnic
 # "unregister_netdevice: waiting" (after 10 s) may appear in part 2: ip link
 # del waits for nvme-core's timeouts there (above)
-t_check "kernel log clean (no WARNING/BUG/Oops/refcount/hung/stall/leak)" \
-	bash -c "! dmesg | grep -iE '^(\[[ 0-9.]+\] )?(WARNING|BUG|Oops|general protection)|refcount|hung_task|blocked for more|stall|restrack|leak|not released'"
-dmesg | grep -iE 'WARNING|BUG|refcount|stall|restrack|leak' | head -20 | sed 's/^/  | /'
+t_kernel_clean -i "kernel log clean (no WARNING/BUG/Oops/refcount/hung/stall/leak)" \
+	"$SPLAT_I_RE"
 t_summary

@@ -23,18 +23,14 @@
 # within 4 MiB, the unreclaimable slab (SUnreclaim).
 set -u
 cd "$(dirname "$0")/../.." || exit 1
-REPO=$PWD
 # shellcheck source=tests/vm/lib.sh
 . tests/vm/lib.sh
 
-KO=${SRNIC_KO:-$REPO/srnic.ko}
 BIN=/tmp/uverbs_fuzz
 LOG=/tmp/uverbs_fuzz.log
 SECS=${SRNIC_UVERBS_FUZZ_SECS:-30}
 THREADS=${SRNIC_UVERBS_FUZZ_THREADS:-6}
 RAND_SEED=${SRNIC_UVERBS_FUZZ_SEED:-$(date +%s%N)}
-[ -f "$KO" ] || { echo "$KO missing: run make module first"; exit 1; }
-
 
 # srnic's objects per device, as `rdma resource show` counts them
 res_counts() {

@@ -22,14 +22,11 @@
 # the run (the seed is printed).
 set -u
 cd "$(dirname "$0")/../.." || exit 1
-REPO=$PWD
 # shellcheck source=tests/vm/lib.sh
 . tests/vm/lib.sh
 
-KO=${SRNIC_KO:-$REPO/srnic.ko}
 SECS=${SRNIC_FUZZ_SECS:-30}
 SEED=${SRNIC_FUZZ_SEED:-$RANDOM}
-[ -f "$KO" ] || { echo "$KO missing: run make module first"; exit 1; }
 
 dmesg -C
 srnic_pair_up
@@ -45,9 +42,7 @@ out=$(with_timeout $((SECS + 120)) ip netns exec nsB python3 \
 rc=$?
 t_from_output wire_fuzz.py "$rc" "$out" '@(info|sent) *'
 
-line="info srnic0 counters:"
-for c in $CNTS; do line+=" $c=+$(delta srnic0 "$c")"; done
-echo "$line"
+deltas "srnic counters"
 ghosts=$(sed -n 's/^sent ghost_resp_a //p' <<<"$out")
 t_check "rcvd_icrc_err moved" test "$(delta srnic0 rcvd_icrc_err)" -gt 0
 t_check "rcvd_bad_hdr moved" test "$(delta srnic0 rcvd_bad_hdr)" -gt 0

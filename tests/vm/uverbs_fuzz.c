@@ -1243,115 +1243,69 @@ static int teardown(void)
 
 /* ------------------------------------------------------------ checks */
 
-struct ep {
-	int d;
-	struct ibv_cq *cq;
-	struct ibv_qp *qp;
-	struct ibv_mr *mr;
-	uint8_t *buf;
-};
-
-static void ep_destroy(struct ep *e)
+/* An RC or UD endpoint on device @d (vtest.h), buffer BUF_LEN. */
+static bool ep_create(struct vt_ep *e, int d, enum ibv_qp_type type)
 {
-	if (e->qp)
-		ibv_destroy_qp(e->qp);
-	if (e->cq)
-		ibv_destroy_cq(e->cq);
-	if (e->mr)
-		ibv_dereg_mr(e->mr);
-	free(e->buf);
-	memset(e, 0, sizeof(*e));
-}
-
-static bool ep_create(struct ep *e, int d, enum ibv_qp_type type)
-{
-	struct ibv_qp_init_attr ia = {
-		.qp_type = type,
+	const struct vt_ep_attr a = {
+		.ctx = ctx[d],
+		.pd = pd0[d],
+		.buf_len = BUF_LEN,
+		.access = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE,
+		.cqe = 64,
+		.type = type,
 		.cap = { .max_send_wr = 16, .max_recv_wr = 16,
 			 .max_send_sge = 1, .max_recv_sge = 1 },
 	};
 
-	memset(e, 0, sizeof(*e));
-	e->d = d;
-	e->buf = aligned_alloc(4096, BUF_LEN);
-	if (!e->buf)
-		return false;
-	memset(e->buf, 0, BUF_LEN);
-	e->mr = ibv_reg_mr(pd0[d], e->buf, BUF_LEN,
-			   IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE);
-	e->cq = ibv_create_cq(ctx[d], 64, NULL, NULL, 0);
-	if (!e->mr || !e->cq)
-		goto err;
-	ia.send_cq = e->cq;
-	ia.recv_cq = e->cq;
-	e->qp = ibv_create_qp(pd0[d], &ia);
-	if (!e->qp)
-		goto err;
-	return true;
-err:
-	ep_destroy(e);
-	return false;
+	return vt_ep_create(e, d, &a);
+}
+
+/* This program's connections: PSN 7, remote WRITE, timeout 14, rnr_retry 7. */
+static const struct vt_conn conn_base = {
+	.psn = 7,
+	.access = IBV_ACCESS_REMOTE_WRITE,
+	.timeout = 14,
+	.rnr_retry = 7,
+};
+
+/* From @e towards QP @peer_qpn on device @peer_d. */
+static void conn_to(struct vt_conn *c, const struct vt_ep *e, int peer_d,
+		    uint32_t peer_qpn)
+{
+	*c = conn_base;
+	ibv_query_gid(ctx[peer_d], 1, gid_index[peer_d], &c->dgid);
+	c->sgid_index = gid_index[e->d];
+	c->dest_qpn = peer_qpn;
 }
 
 static int to_init(struct ibv_qp *qp)
 {
-	struct ibv_qp_attr a = {
-		.qp_state = IBV_QPS_INIT,
-		.port_num = 1,
-		.qp_access_flags = IBV_ACCESS_REMOTE_WRITE,
-	};
+	struct ibv_qp_attr a;
 
-	return ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
-			     IBV_QP_PORT | IBV_QP_ACCESS_FLAGS);
+	vt_init_attr(&a, &conn_base);
+	return ibv_modify_qp(qp, &a, VT_INIT_MASK);
 }
 
-static void rtr_attr(struct ep *e, int peer_d, uint32_t peer_qpn,
+static void rtr_attr(struct vt_ep *e, int peer_d, uint32_t peer_qpn,
 		     struct ibv_qp_attr *a)
 {
-	memset(a, 0, sizeof(*a));
-	a->qp_state = IBV_QPS_RTR;
-	a->path_mtu = IBV_MTU_1024;
-	a->dest_qp_num = peer_qpn;
-	a->rq_psn = 7;
-	a->max_dest_rd_atomic = 1;
-	a->min_rnr_timer = 1;
-	a->ah_attr.is_global = 1;
-	ibv_query_gid(ctx[peer_d], 1, gid_index[peer_d], &a->ah_attr.grh.dgid);
-	a->ah_attr.grh.sgid_index = gid_index[e->d];
-	a->ah_attr.grh.hop_limit = 64;
-	a->ah_attr.port_num = 1;
-}
+	struct vt_conn c;
 
-#define RTR_MASK (IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU | \
-		  IBV_QP_DEST_QPN | IBV_QP_RQ_PSN | \
-		  IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER)
-#define RTS_MASK (IBV_QP_STATE | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT | \
-		  IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC)
+	conn_to(&c, e, peer_d, peer_qpn);
+	vt_rtr_attr(a, &c);
+}
 
 static void rts_attr(struct ibv_qp_attr *a)
 {
-	memset(a, 0, sizeof(*a));
-	a->qp_state = IBV_QPS_RTS;
-	a->timeout = 14;
-	a->retry_cnt = 7;
-	a->rnr_retry = 7;
-	a->sq_psn = 7;
-	a->max_rd_atomic = 1;
+	vt_rts_attr(a, &conn_base);
 }
 
-static int ep_connect(struct ep *e, int peer_d, uint32_t peer_qpn)
+static int ep_connect(struct vt_ep *e, int peer_d, uint32_t peer_qpn)
 {
-	struct ibv_qp_attr a;
-	int err = to_init(e->qp);
+	struct vt_conn c;
 
-	if (err)
-		return err;
-	rtr_attr(e, peer_d, peer_qpn, &a);
-	err = ibv_modify_qp(e->qp, &a, RTR_MASK);
-	if (err)
-		return err;
-	rts_attr(&a);
-	return ibv_modify_qp(e->qp, &a, RTS_MASK);
+	conn_to(&c, e, peer_d, peer_qpn);
+	return vt_qp_connect(e->qp, &c);
 }
 
 static int poll_one(struct ibv_cq *cq, struct ibv_wc *wc)
@@ -1367,7 +1321,7 @@ static int poll_one(struct ibv_cq *cq, struct ibv_wc *wc)
 /* A fresh RC pair: a 32 KiB WRITE and a SEND, every byte compared. */
 static void fresh_pair_works(const char *c)
 {
-	struct ep a, b;
+	struct vt_ep a, b;
 	struct ibv_sge sge;
 	struct ibv_send_wr wr, *bw;
 	struct ibv_recv_wr rw, *br;
@@ -1384,7 +1338,7 @@ static void fresh_pair_works(const char *c)
 	}
 	if (!ep_create(&b, 1, IBV_QPT_RC)) {
 		bad(name, "create: %s", strerror(errno));
-		ep_destroy(&a);
+		vt_ep_destroy(&a);
 		return;
 	}
 	if (ep_connect(&a, 1, b.qp->qp_num) ||
@@ -1429,8 +1383,8 @@ static void fresh_pair_works(const char *c)
 	if (memcmp(a.buf, b.buf + BUF_LEN / 2, 4000))
 		why = "SEND data differ";
 out:
-	ep_destroy(&a);
-	ep_destroy(&b);
+	vt_ep_destroy(&a);
+	vt_ep_destroy(&b);
 	check(name, !why, "%s", why);
 }
 
@@ -1455,7 +1409,7 @@ static void qp_cap_fails(const char *name, enum ibv_qp_type type,
 static int transition(enum ibv_qp_state from, struct ibv_qp_attr *a,
 		      int mask, enum ibv_qp_state *after)
 {
-	struct ep e, peer;
+	struct vt_ep e, peer;
 	struct ibv_qp_attr r;
 	struct ibv_qp_init_attr ia;
 	int err = -1;
@@ -1463,16 +1417,16 @@ static int transition(enum ibv_qp_state from, struct ibv_qp_attr *a,
 	if (!ep_create(&e, 0, IBV_QPT_RC))
 		return -1;
 	if (!ep_create(&peer, 1, IBV_QPT_RC)) {
-		ep_destroy(&e);
+		vt_ep_destroy(&e);
 		return -1;
 	}
 	if (from >= IBV_QPS_INIT && to_init(e.qp))
 		goto out;
 	rtr_attr(&e, 1, peer.qp->qp_num, &r);
-	if (from >= IBV_QPS_RTR && ibv_modify_qp(e.qp, &r, RTR_MASK))
+	if (from >= IBV_QPS_RTR && ibv_modify_qp(e.qp, &r, VT_RTR_MASK))
 		goto out;
 	rts_attr(&r);
-	if (from >= IBV_QPS_RTS && ibv_modify_qp(e.qp, &r, RTS_MASK))
+	if (from >= IBV_QPS_RTS && ibv_modify_qp(e.qp, &r, VT_RTS_MASK))
 		goto out;
 	err = ibv_modify_qp(e.qp, a, mask);
 	if (ibv_query_qp(e.qp, &r, IBV_QP_STATE, &ia))
@@ -1480,8 +1434,8 @@ static int transition(enum ibv_qp_state from, struct ibv_qp_attr *a,
 	else
 		*after = r.qp_state;
 out:
-	ep_destroy(&e);
-	ep_destroy(&peer);
+	vt_ep_destroy(&e);
+	vt_ep_destroy(&peer);
 	return err;
 }
 
@@ -1507,7 +1461,7 @@ static void mcast_two_mlids(void)
 {
 	const char *name = "attach_mcast twice (MLID 0, 5): both detach, the QP is destroyed";
 	union ibv_gid gid = { .raw = { 0xff, 0x0e, [15] = 0x42 } };
-	struct ep e;
+	struct vt_ep e;
 	int a1, a2, d1, d2, err;
 
 	if (!ep_create(&e, 0, IBV_QPT_UD)) {
@@ -1531,7 +1485,7 @@ static void mcast_two_mlids(void)
 		if (!ibv_destroy_qp(e.qp))
 			e.qp = NULL;
 	}
-	ep_destroy(&e);
+	vt_ep_destroy(&e);
 }
 
 /*
@@ -1542,7 +1496,7 @@ static void mw_bind_checks(void)
 {
 	const char *ok_name = "bind_mw: type 1 window over its MR completes";
 	const char *bad_name = "bind_mw: a window past its MR fails";
-	struct ep a, b;
+	struct vt_ep a, b;
 	struct ibv_mw_bind bind;
 	struct ibv_mr *mr = NULL;
 	struct ibv_mw *mw = NULL;
@@ -1555,7 +1509,7 @@ static void mw_bind_checks(void)
 	}
 	if (!ep_create(&b, 1, IBV_QPT_RC)) {
 		bad(ok_name, "create: %s", strerror(errno));
-		ep_destroy(&a);
+		vt_ep_destroy(&a);
 		return;
 	}
 	if (ep_connect(&a, 1, b.qp->qp_num) ||
@@ -1591,8 +1545,8 @@ out:
 		ibv_dealloc_mw(mw);
 	if (mr)
 		ibv_dereg_mr(mr);
-	ep_destroy(&a);
-	ep_destroy(&b);
+	vt_ep_destroy(&a);
+	vt_ep_destroy(&b);
 }
 
 static void errors_that_must_occur(void)
@@ -1678,9 +1632,9 @@ static void errors_that_must_occur(void)
 	/* IBA 10.3.1: transitions that are not in the state diagram */
 	rts_attr(&a);
 	transition_fails("modify_qp: RESET -> RTS fails", IBV_QPS_RESET, &a,
-			 RTS_MASK);
+			 VT_RTS_MASK);
 	transition_fails("modify_qp: INIT -> RTS fails", IBV_QPS_INIT, &a,
-			 RTS_MASK);
+			 VT_RTS_MASK);
 	memset(&a, 0, sizeof(a));
 	a.qp_state = IBV_QPS_RTR;
 	transition_fails("modify_qp: RTS -> RTR fails", IBV_QPS_RTS, &a,
@@ -1705,44 +1659,44 @@ static void errors_that_must_occur(void)
 			 IBV_QPS_RESET, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
 			 IBV_QP_PORT | IBV_QP_ACCESS_FLAGS);
 	{
-		struct ep e;
+		struct vt_ep e;
 
 		if (ep_create(&e, 0, IBV_QPT_RC)) {
 			rtr_attr(&e, 1, 0x1234, &a);
-			ep_destroy(&e);
+			vt_ep_destroy(&e);
 		}
 	}
 	a.path_mtu = 6;
 	transition_fails("modify_qp: path MTU 6 fails", IBV_QPS_INIT, &a,
-			 RTR_MASK);
+			 VT_RTR_MASK);
 	a.path_mtu = IBV_MTU_1024;
 	a.dest_qp_num = 0x1000000;
 	transition_fails("modify_qp: dest QPN 2^24 fails", IBV_QPS_INIT, &a,
-			 RTR_MASK);
+			 VT_RTR_MASK);
 	a.dest_qp_num = 0x1234;
 	a.ah_attr.grh.sgid_index = 200;
 	transition_fails("modify_qp: AV on GID index 200 fails",
-			 IBV_QPS_INIT, &a, RTR_MASK);
+			 IBV_QPS_INIT, &a, VT_RTR_MASK);
 	a.ah_attr.grh.sgid_index = gid_index[0];
 	a.max_dest_rd_atomic = dattr.max_qp_init_rd_atom + 1;
 	transition_fails("modify_qp: max_dest_rd_atomic = max + 1 fails",
-			 IBV_QPS_INIT, &a, RTR_MASK);
+			 IBV_QPS_INIT, &a, VT_RTR_MASK);
 	a.max_dest_rd_atomic = 1;
 	a.min_rnr_timer = 32;
 	transition_fails("modify_qp: min_rnr_timer 32 fails", IBV_QPS_INIT,
-			 &a, RTR_MASK);
+			 &a, VT_RTR_MASK);
 	rts_attr(&a);
 	a.timeout = 32;
 	transition_fails("modify_qp: timeout 32 fails", IBV_QPS_RTR, &a,
-			 RTS_MASK);
+			 VT_RTS_MASK);
 	a.timeout = 14;
 	a.retry_cnt = 8;
 	transition_fails("modify_qp: retry_cnt 8 fails", IBV_QPS_RTR, &a,
-			 RTS_MASK);
+			 VT_RTS_MASK);
 	a.retry_cnt = 7;
 	a.max_rd_atomic = dattr.max_qp_rd_atom + 1;
 	transition_fails("modify_qp: max_rd_atomic = max + 1 fails",
-			 IBV_QPS_RTR, &a, RTS_MASK);
+			 IBV_QPS_RTR, &a, VT_RTS_MASK);
 
 	memset(&ah, 0, sizeof(ah));
 	ah.is_global = 1;

@@ -3,15 +3,20 @@
  * vtest.h: what the VM tests' C programs (mcast_verbs.c, ring_fuzz.c,
  * uverbs_fuzz.c, qp_scale.c) share: one line per check, "ok NAME" or
  * "not ok NAME: reason" (counted in fails; check() picks one by a
- * condition), a monotonic clock, and opening an RDMA device by name.
+ * condition), a monotonic clock, opening an RDMA device by name, and an
+ * endpoint (buffer, MR, CQ, QP: vt_ep_create) taken to RTS towards a peer
+ * (vt_qp_connect, or step by step with vt_*_attr and VT_*_MASK).
  * Header only: each program is built from its one .c file in the guest.
  */
 #ifndef SRNIC_VTEST_H
 #define SRNIC_VTEST_H
 
+#include <errno.h>
 #include <stdarg.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -87,6 +92,172 @@ static inline struct ibv_context *open_dev(const char *name)
 			c = ibv_open_device(list[i]);
 	ibv_free_device_list(list);
 	return c;
+}
+
+/* ------------------------------------------------------------ endpoints */
+
+/* What vt_ep_create() makes: a QP of @type (none if 0) with @cap. */
+struct vt_ep_attr {
+	struct ibv_context *ctx;
+	struct ibv_pd *pd;
+	size_t buf_len;
+	int access;			/* the MR's access flags */
+	int cqe;
+	enum ibv_qp_type type;
+	struct ibv_qp_cap cap;
+	struct ibv_srq *srq;		/* the QP's receives, or NULL */
+};
+
+/*
+ * An endpoint: a zeroed, page-aligned buffer and its MR, a CQ, and a QP
+ * whose sends and receives complete on that CQ. It owns the SRQ it was
+ * given: vt_ep_destroy() destroys it too.
+ */
+struct vt_ep {
+	int d;				/* the caller's device index */
+	struct ibv_pd *pd;
+	struct ibv_cq *cq;
+	struct ibv_srq *srq;
+	struct ibv_qp *qp;
+	struct ibv_mr *mr;
+	uint8_t *buf;
+};
+
+/* A QP of @type on @e's CQ (and SRQ); NULL with errno set on failure. */
+static inline struct ibv_qp *vt_qp_create(struct vt_ep *e,
+					  enum ibv_qp_type type,
+					  const struct ibv_qp_cap *cap)
+{
+	struct ibv_qp_init_attr ia = {
+		.send_cq = e->cq,
+		.recv_cq = e->cq,
+		.srq = e->srq,
+		.cap = *cap,
+		.qp_type = type,
+	};
+
+	return ibv_create_qp(e->pd, &ia);
+}
+
+static inline void vt_ep_destroy(struct vt_ep *e)
+{
+	if (e->qp)
+		ibv_destroy_qp(e->qp);
+	if (e->srq)
+		ibv_destroy_srq(e->srq);
+	if (e->cq)
+		ibv_destroy_cq(e->cq);
+	if (e->mr)
+		ibv_dereg_mr(e->mr);
+	free(e->buf);
+	memset(e, 0, sizeof(*e));
+}
+
+/* @e on device @d as @a says; false (errno set, @e empty) if a step fails. */
+static inline bool vt_ep_create(struct vt_ep *e, int d,
+				const struct vt_ep_attr *a)
+{
+	int err;
+
+	memset(e, 0, sizeof(*e));
+	e->d = d;
+	e->pd = a->pd;
+	e->srq = a->srq;
+	e->buf = aligned_alloc(4096, a->buf_len);
+	if (!e->buf)
+		goto fail;
+	memset(e->buf, 0, a->buf_len);
+	e->mr = ibv_reg_mr(a->pd, e->buf, a->buf_len, a->access);
+	if (!e->mr)
+		goto fail;
+	e->cq = ibv_create_cq(a->ctx, a->cqe, NULL, NULL, 0);
+	if (!e->cq)
+		goto fail;
+	if (a->type) {
+		e->qp = vt_qp_create(e, a->type, &a->cap);
+		if (!e->qp)
+			goto fail;
+	}
+	return true;
+fail:
+	err = errno;
+	vt_ep_destroy(e);
+	errno = err;
+	return false;
+}
+
+/* Where and how vt_qp_connect() takes an RC QP: towards @dest_qpn at @dgid. */
+struct vt_conn {
+	union ibv_gid dgid;
+	int sgid_index;
+	uint32_t dest_qpn;
+	uint32_t psn;			/* the first PSN both ways */
+	int access;			/* the QP's remote access flags */
+	uint8_t timeout;
+	uint8_t rnr_retry;
+};
+
+#define VT_INIT_MASK (IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | \
+		      IBV_QP_ACCESS_FLAGS)
+#define VT_RTR_MASK (IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU | \
+		     IBV_QP_DEST_QPN | IBV_QP_RQ_PSN | \
+		     IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER)
+#define VT_RTS_MASK (IBV_QP_STATE | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT | \
+		     IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC)
+
+static inline void vt_init_attr(struct ibv_qp_attr *a, const struct vt_conn *c)
+{
+	memset(a, 0, sizeof(*a));
+	a->qp_state = IBV_QPS_INIT;
+	a->port_num = 1;
+	a->qp_access_flags = c->access;
+}
+
+/* RTR: IB MTU 1024, one READ/atomic in, port 1, RoCEv2 GRH. */
+static inline void vt_rtr_attr(struct ibv_qp_attr *a, const struct vt_conn *c)
+{
+	memset(a, 0, sizeof(*a));
+	a->qp_state = IBV_QPS_RTR;
+	a->path_mtu = IBV_MTU_1024;
+	a->dest_qp_num = c->dest_qpn;
+	a->rq_psn = c->psn;
+	a->max_dest_rd_atomic = 1;
+	a->min_rnr_timer = 1;
+	a->ah_attr.is_global = 1;
+	a->ah_attr.grh.dgid = c->dgid;
+	a->ah_attr.grh.sgid_index = c->sgid_index;
+	a->ah_attr.grh.hop_limit = 64;
+	a->ah_attr.port_num = 1;
+}
+
+/* RTS: retry_cnt 7, one READ/atomic out. */
+static inline void vt_rts_attr(struct ibv_qp_attr *a, const struct vt_conn *c)
+{
+	memset(a, 0, sizeof(*a));
+	a->qp_state = IBV_QPS_RTS;
+	a->timeout = c->timeout;
+	a->retry_cnt = 7;
+	a->rnr_retry = c->rnr_retry;
+	a->sq_psn = c->psn;
+	a->max_rd_atomic = 1;
+}
+
+/* RESET -> INIT -> RTR -> RTS as @c says; 0 or the failed modify's error. */
+static inline int vt_qp_connect(struct ibv_qp *qp, const struct vt_conn *c)
+{
+	struct ibv_qp_attr a;
+	int err;
+
+	vt_init_attr(&a, c);
+	err = ibv_modify_qp(qp, &a, VT_INIT_MASK);
+	if (err)
+		return err;
+	vt_rtr_attr(&a, c);
+	err = ibv_modify_qp(qp, &a, VT_RTR_MASK);
+	if (err)
+		return err;
+	vt_rts_attr(&a, c);
+	return ibv_modify_qp(qp, &a, VT_RTS_MASK);
 }
 
 #endif /* SRNIC_VTEST_H */
