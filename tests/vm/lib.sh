@@ -494,13 +494,16 @@ veth_pkts() {
 	echo $((tx + rx))
 }
 
+# settle CMD...: poll CMD every 0.1 s until it succeeds, for at most
+# SRNIC_SETTLE_SECS seconds of wall-clock time (default 5; the debug tier
+# sets more: a KASAN guest under TCG starts a perftest server in tens of
+# seconds). Status: CMD's last.
 settle() {
-	local _i
-	for _i in $(seq 50); do
-		"$@" && return 0
+	local _end=$((SECONDS + ${SRNIC_SETTLE_SECS:-5}))
+	until "$@"; do
+		[ "$SECONDS" -lt "$_end" ] || return 1
 		sleep 0.1
 	done
-	return 1
 }
 
 # _t_ipv6_full ADDR: ADDR in the sysfs GID notation (8 x 4 hex digits).
