@@ -201,8 +201,12 @@ static inline void srnic_count_add(struct srnic_dev *sdev,
 }
 
 /* srnic_main.c */
-extern struct mutex srnic_net_mutex;
 extern struct workqueue_struct *srnic_wq;
+
+/* srnic_registry.c */
+int srnic_registry_init(void);
+void srnic_registry_exit(void);
+struct srnic_dev *srnic_dev_get_by_netdev(struct net_device *ndev);
 struct ib_device *srnic_other_dev_get_by_netdev(struct net_device *ndev);
 
 /* srnic_counters.c */
@@ -210,7 +214,6 @@ extern const struct ib_device_ops srnic_counters_ops;
 
 /* srnic_dev.c */
 int srnic_dev_add(const char *name, struct net_device *ndev);
-struct srnic_dev *srnic_dev_get_by_netdev(struct net_device *ndev);
 
 /* srnic_port.c */
 enum ib_mtu srnic_port_active_mtu(unsigned int netdev_mtu);
@@ -236,6 +239,7 @@ void srnic_mcast_qp_detach_all(struct srnic_qp *qp);
 void srnic_mcast_rcv(struct srnic_dev *sdev, struct srnic_pkt *pkt);
 
 /* srnic_net.c */
+extern struct mutex srnic_net_mutex;
 int srnic_net_init(void);
 void srnic_net_exit(void);
 int srnic_net_get(struct srnic_dev *sdev, struct net *net);
