@@ -200,9 +200,6 @@ static inline void srnic_count_add(struct srnic_dev *sdev,
 	atomic64_add(n, &sdev->counters.v[c]);
 }
 
-/* srnic_main.c */
-extern struct workqueue_struct *srnic_wq;
-
 /* srnic_registry.c */
 int srnic_registry_init(void);
 void srnic_registry_exit(void);

@@ -28,9 +28,6 @@
 /* Serialises srnic_newlink() so its checks and the registration are atomic. */
 static DEFINE_MUTEX(srnic_link_mutex);
 
-/* Runs the QPs' transmit sides (srnic_req.c). */
-struct workqueue_struct *srnic_wq;
-
 static int srnic_newlink(const char *ibdev_name, struct net_device *ndev)
 {
 	int err;
@@ -159,12 +156,9 @@ static int __init srnic_init(void)
 	if (err)
 		return err;
 
-	/* Per CPU, not unbound: a QP's TX side runs on its owner CPU. */
-	srnic_wq = alloc_workqueue("srnic", WQ_MEM_RECLAIM | SRNIC_WQ_PERCPU, 0);
-	if (!srnic_wq) {
-		err = -ENOMEM;
+	err = srnic_sched_init();
+	if (err)
 		goto err_unguard;
-	}
 
 	err = srnic_net_init();
 	if (err)
@@ -187,7 +181,7 @@ err_client:
 err_net:
 	srnic_net_exit();
 err_wq:
-	destroy_workqueue(srnic_wq);
+	srnic_sched_exit();
 err_unguard:
 	srnic_unguard_rxe();
 	return err;
@@ -201,7 +195,7 @@ static void __exit srnic_exit(void)
 	ib_unregister_driver(RDMA_DRIVER_RXE);
 	srnic_registry_exit();
 	srnic_net_exit();
-	destroy_workqueue(srnic_wq);
+	srnic_sched_exit();
 	srnic_unguard_rxe();
 	pr_info("unloaded\n");
 }

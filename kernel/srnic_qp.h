@@ -12,15 +12,12 @@
  *   (srnic_recv.c): requests by the responder, responses and ACKs by the
  *   completer, both inline;
  * - the transmit side of a QP (new requests, retransmissions, RDMA READ
- *   responses) runs from one work item per QP (qp->tx_work) on srnic_wq, so
- *   that everything a QP puts on the wire is serialised in one place where
- *   it can be paced; the user doorbell runs it inline instead when it is
- *   idle, which saves a context switch per post.
- * - the transmit side of a QP runs on one CPU at a time, its owner
- *   (qp->tx_cpu, srnic_req_claim_cpu()): packets sent from two CPUs may
- *   overtake each other below (a veth queues them on the sending CPU's
- *   backlog, a NIC on that CPU's TX queue), and one QP's must stay in PSN
- *   order. The owner changes only while nothing of the QP is in flight.
+ *   responses) is the TX scheduler's (srnic_sched.c): runs from one work
+ *   item per QP (qp->tx_work) on srnic_wq, so that everything a QP puts on
+ *   the wire is serialised in one place where it can be paced; the user
+ *   doorbell runs it inline instead when it is idle, which saves a context
+ *   switch per post. It runs on one CPU at a time, the QP's owner, so that
+ *   one QP's packets stay in PSN order (srnic_sched_claim_cpu()).
  */
 #ifndef SRNIC_QP_H
 #define SRNIC_QP_H
@@ -38,6 +35,7 @@
 #include <rdma/rdma_user_rxe.h>
 
 #include "srnic_dcqcn.h"
+#include "srnic_sched.h"
 
 /* QP numbers 0 and 1 are the special QPs; ordinary QPs start here. */
 #define SRNIC_QPN_MIN		16
@@ -297,19 +295,14 @@ struct srnic_qp {
 	} resp;
 	struct srnic_recv_wqe_copy *wqe;	/* responder's open receive WQE */
 
-	struct work_struct	tx_work;	/* the QP's transmit side */
+	/* the QP's transmit side: the TX scheduler's (srnic_sched.c) */
+	const struct srnic_producer *producers[SRNIC_SCHED_PRODUCERS];
+	struct work_struct	tx_work;	/* runs the TX side */
 	unsigned long		tx_flags;	/* SRNIC_TX_* bits */
 	int			tx_cpu;		/* owner CPU, -1: none yet */
 	call_single_data_t	tx_csd;		/* hands the TX side to it */
-	atomic_t		tx_skbs;	/* in the stack (srnic_xmit.c) */
+	atomic_t		tx_skbs;	/* in the stack (backpressure) */
 	struct tasklet_struct	tx_tasklet;	/* kick at the low mark */
-};
-
-/* qp->tx_flags */
-enum {
-	SRNIC_TX_RUNNING,	/* tx body is running somewhere */
-	SRNIC_TX_AGAIN,		/* run it once more when it finishes */
-	SRNIC_TX_BLOCKED,	/* stopped by srnic_xmit_full(): kick at low mark */
 };
 
 static inline bool srnic_wr_is_atomic(u32 opcode)
@@ -420,8 +413,10 @@ int srnic_av_from_attr(struct srnic_av *av, const struct rdma_ah_attr *attr);
 int srnic_ah_lookup_av(struct srnic_dev *sdev, struct ib_pd *pd, u32 ah_num,
 		       struct srnic_av *av);
 
-/* srnic_qp.c */
+/* srnic_qp.c: the QP verbs */
 extern const struct ib_device_ops srnic_qp_ops;
+
+/* srnic_qp_core.c */
 struct srnic_qp *srnic_qp_get(struct srnic_dev *sdev, u32 qpn);
 void srnic_qp_put(struct srnic_qp *qp);
 void srnic_qp_error(struct srnic_qp *qp);
@@ -433,27 +428,22 @@ static inline enum ib_qp_state srnic_qp_state(struct srnic_qp *qp)
 }
 
 /* srnic_req.c: requester (send queue) and completer glue */
+extern const struct srnic_producer srnic_req_producer;
 int srnic_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 		    const struct ib_send_wr **bad_wr);
-void srnic_req_kick(struct srnic_qp *qp);
-void srnic_req_kick_now(struct srnic_qp *qp);
 void srnic_req_arm_timer(struct srnic_qp *qp);
 unsigned long srnic_req_timeout(struct srnic_qp *qp);
 bool srnic_req_idle(struct srnic_qp *qp);
-void srnic_req_init(struct srnic_qp *qp);
-void srnic_req_set_rate(struct srnic_qp *qp, u32 kbps);
-bool srnic_req_pace(struct srnic_qp *qp, u32 bytes);
-void srnic_req_work(struct work_struct *work);
 void srnic_req_retrans_timer(struct timer_list *t);
 void srnic_req_rnr_timer(struct timer_list *t);
 void srnic_req_flush(struct srnic_qp *qp);
 
 /* srnic_resp.c: responder (receive queue) */
+extern const struct srnic_producer srnic_resp_producer;
 int srnic_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 		    const struct ib_recv_wr **bad_wr);
 void srnic_resp_flush(struct srnic_qp *qp);
 void srnic_resp_rcv(struct srnic_qp *qp, struct srnic_pkt *pkt);
-void srnic_resp_tx(struct srnic_qp *qp);
 
 /* srnic_comp.c: completer */
 void srnic_comp_rcv(struct srnic_qp *qp, struct srnic_pkt *pkt);
@@ -465,12 +455,8 @@ struct sk_buff *srnic_xmit_alloc(unsigned int hdr_len, unsigned int room);
 int srnic_xmit(struct srnic_dev *sdev, struct srnic_qp *qp,
 	       const struct srnic_av *av, u16 sport, u8 tclass,
 	       struct sk_buff *skb, unsigned int pad);
-bool srnic_xmit_full(struct srnic_qp *qp);
 
-/* srnic_cnp.c: DCQCN per QP */
-void srnic_dcqcn_tx(struct srnic_qp *qp, u32 bytes);
-u64 srnic_dcqcn_wait_ns(struct srnic_qp *qp);
-u64 srnic_qp_rate(struct srnic_qp *qp);
+/* srnic_cnp.c: CNPs (the reaction point's pacer glue: srnic_sched.c) */
 void srnic_cnp_build(struct srnic_cnp *cnp, u32 dqpn);
 void srnic_cnp_np_rcv(struct srnic_qp *qp, struct srnic_pkt *pkt);
 void srnic_cnp_rp_rcv(struct srnic_dev *sdev, struct srnic_pkt *pkt);
