@@ -3,7 +3,28 @@
  * srnic: a software RoCEv2 RDMA NIC.
  *
  * Private umbrella header: device structures, limits and the prototypes of
- * every kernel/ file, grouped by file.
+ * the device-level files, grouped by file; it includes the headers of the
+ * objects and of the transport (srnic_qp.h and what it includes).
+ *
+ * Layers (imports go downward only; tools/imports.sh checks it on the
+ * objects, run by tests/tier_style.sh)
+ * ------
+ *   link and device    srnic_main.c > srnic_dev.c > srnic_net.c (the UDP
+ *                      sockets, whose encap hook is srnic_recv.c)
+ *   verbs on top       srnic_qp.c (QP verbs), srnic_ah.c, srnic_cq.c, ...
+ *   receive            srnic_recv.c: parse, dispatch to the roles below
+ *   IBA roles          srnic_mcast.c > srnic_resp.c; srnic_req.c <->
+ *                      srnic_comp.c; srnic_cnp.c
+ *   TX scheduler       srnic_sched.c: runs the requester and responder as
+ *                      producers registered per QP, paces, backpressure
+ *   wire and QP core   srnic_xmit.c; srnic_qp_core.c (lookup, error state)
+ *   beneath all        srnic_registry.c (devices by netdev), the memory
+ *                      objects, rings, opcode/ICRC/DCQCN logic, counters
+ * The one cycle is requester <-> completer, as IBA couples them (9.7): the
+ * completer retires and fails the requester's WQEs and re-arms its timer,
+ * the requester retires what completes without an ACK (UC, UD, local
+ * operations) and fails the oldest WQE on retry exhaustion. Anything may
+ * ask the scheduler for a run (srnic_sched_kick()) without an upward import.
  *
  * Object lifetimes
  * ----------------
