@@ -263,9 +263,9 @@ void srnic_net_exit(void);
 int srnic_net_get(struct srnic_dev *sdev, struct net *net);
 void srnic_net_put(struct srnic_dev *sdev);
 
-/* srnic_cnp.c: DCQCN glue (per-QP parts in srnic_qp.h) */
-void srnic_dcqcn_dev_init(struct srnic_dev *sdev);
-int srnic_dcqcn_sysfs_add(struct srnic_dev *sdev);
+/* srnic_cnp.c: the DCQCN knobs of a device (CNPs: srnic_transport.h) */
+void srnic_cnp_dev_init(struct srnic_dev *sdev);
+int srnic_cnp_sysfs_add(struct srnic_dev *sdev);
 
 /* srnic_pd.c */
 int srnic_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata);
@@ -278,5 +278,6 @@ int srnic_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata);
 #include "srnic_srq.h"
 #include "srnic_mr.h"
 #include "srnic_qp.h"
+#include "srnic_transport.h"
 
 #endif /* SRNIC_H */

@@ -185,10 +185,10 @@ static ssize_t srnic_dcqcn_store(struct device *device,
 }
 
 /**
- * srnic_dcqcn_dev_init() - DCQCN defaults and the sysfs files of a device
+ * srnic_cnp_dev_init() - DCQCN defaults and the sysfs files of a device
  * @sdev: the device, not yet registered
  */
-void srnic_dcqcn_dev_init(struct srnic_dev *sdev)
+void srnic_cnp_dev_init(struct srnic_dev *sdev)
 {
 	struct srnic_dcqcn_sysfs *s = &sdev->dcqcn_sysfs;
 	unsigned int i, np = 0, rp = 0;
@@ -217,7 +217,7 @@ void srnic_dcqcn_dev_init(struct srnic_dev *sdev)
 }
 
 /**
- * srnic_dcqcn_sysfs_add() - create roce_np/ and roce_rp/
+ * srnic_cnp_sysfs_add() - create roce_np/ and roce_rp/
  * @sdev: the device, registered
  *
  * ib_device has no free group slot for two more directories, so they are
@@ -225,7 +225,7 @@ void srnic_dcqcn_dev_init(struct srnic_dev *sdev)
  *
  * Return: 0 or a negative errno.
  */
-int srnic_dcqcn_sysfs_add(struct srnic_dev *sdev)
+int srnic_cnp_sysfs_add(struct srnic_dev *sdev)
 {
 	return sysfs_create_groups(&sdev->ib_dev.dev.kobj,
 				   sdev->dcqcn_sysfs.groups);

@@ -300,7 +300,7 @@ int srnic_dev_add(const char *name, struct net_device *ndev)
 	/* allocates nothing: no undo on the error paths below */
 	srnic_srq_dev_init(sdev);
 	srnic_mcast_dev_init(sdev);
-	srnic_dcqcn_dev_init(sdev);
+	srnic_cnp_dev_init(sdev);
 
 	err = srnic_net_get(sdev, dev_net(ndev));
 	if (err)
@@ -345,7 +345,7 @@ int srnic_dev_add(const char *name, struct net_device *ndev)
 		ib_unregister_device(ibdev);
 		return -ENODEV;
 	}
-	err = srnic_dcqcn_sysfs_add(sdev);
+	err = srnic_cnp_sysfs_add(sdev);
 	if (err) {
 		pr_err("%s: cannot create the DCQCN sysfs files: %d\n", name, err);
 		ib_unregister_device(ibdev);

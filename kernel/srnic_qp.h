@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * srnic queue pairs and address handles: objects shared by the verbs code
- * (srnic_qp.c, srnic_ah.c) and the transport engines (srnic_req.c,
- * srnic_resp.c, srnic_comp.c, srnic_recv.c, srnic_xmit.c).
+ * srnic queue pairs: the QP and its send WQEs, shared by the QP verbs
+ * (srnic_qp.c), the QP core (srnic_qp_core.c) and the transport (the
+ * prototypes of its files: srnic_transport.h).
  *
  * Contexts
  * --------
@@ -34,6 +34,7 @@
 #include <rdma/ib_verbs.h>
 #include <rdma/rdma_user_rxe.h>
 
+#include "srnic_av.h"
 #include "srnic_dcqcn.h"
 #include "srnic_sched.h"
 
@@ -60,37 +61,6 @@ struct srnic_ooo {
 struct srnic_dev;
 struct srnic_cq;
 struct srnic_srq;
-
-/**
- * struct srnic_av - where packets of a QP or a UD send go
- * @family: AF_INET or AF_INET6 (RoCEv2 over IPv4 or IPv6)
- * @ifindex: the netdev of the source GID (route lookups are bound to it)
- * @saddr: source address (IPv4 in the low 4 bytes of s6_addr32[3])
- * @daddr: destination address, same convention
- * @tclass: IPv4 TOS / IPv6 traffic class (DSCP and ECN bits)
- * @hop_limit: TTL / hop limit
- * @flow_label: IPv6 flow label; also feeds the UDP source port
- */
-struct srnic_av {
-	u16			family;
-	int			ifindex;
-	struct in6_addr		saddr;
-	struct in6_addr		daddr;
-	u8			tclass;
-	u8			hop_limit;
-	u32			flow_label;
-};
-
-struct srnic_ah {
-	struct ib_ah		ibah;
-	struct srnic_av		av;
-	u32			ah_num;
-};
-
-static inline struct srnic_ah *to_srnic_ah(struct ib_ah *ibah)
-{
-	return container_of(ibah, struct srnic_ah, ibah);
-}
 
 /* Send WQE progress, kept in the kernel's shadow copy only. */
 enum srnic_wqe_state {
@@ -372,47 +342,6 @@ static inline struct srnic_send_wqe *srnic_swqe(struct srnic_qp *qp, u32 index)
 	return (void *)qp->swqe + (size_t)index * qp->swqe_size;
 }
 
-/**
- * struct srnic_pkt - a received RoCEv2 packet, parsed
- * @skb: the packet; skb->data is at the BTH, headers are linear
- * @sdev: receiving device
- * @opcode: BTH opcode (valid)
- * @pos: enum srnic_pkt_pos of @opcode
- * @psn: BTH PSN
- * @qpn: BTH destination QP
- * @hdr_len: BTH + extension headers; the payload starts there
- * @paylen: payload bytes (pad and ICRC excluded)
- * @ackreq: BTH AckReq
- * @se: BTH solicited event
- * @reth, @aeth, @atmeth, @atmack, @deth, @immdt, @ieth: extension headers
- *	present in @opcode, else NULL
- */
-struct srnic_pkt {
-	struct sk_buff		*skb;
-	struct srnic_dev	*sdev;
-	u8			opcode;
-	u8			pos;
-	u32			psn;
-	u32			qpn;
-	u32			hdr_len;
-	u32			paylen;
-	bool			ackreq;
-	bool			se;
-	const struct srnic_reth	*reth;
-	const struct srnic_aeth	*aeth;
-	const struct srnic_atmeth *atmeth;
-	const struct srnic_atmack *atmack;
-	const struct srnic_deth	*deth;
-	const struct srnic_immdt *immdt;
-	const struct srnic_ieth	*ieth;
-};
-
-/* srnic_ah.c */
-extern const struct ib_device_ops srnic_ah_ops;
-int srnic_av_from_attr(struct srnic_av *av, const struct rdma_ah_attr *attr);
-int srnic_ah_lookup_av(struct srnic_dev *sdev, struct ib_pd *pd, u32 ah_num,
-		       struct srnic_av *av);
-
 /* srnic_qp.c: the QP verbs */
 extern const struct ib_device_ops srnic_qp_ops;
 
@@ -426,42 +355,5 @@ static inline enum ib_qp_state srnic_qp_state(struct srnic_qp *qp)
 {
 	return READ_ONCE(qp->state);
 }
-
-/* srnic_req.c: requester (send queue) and completer glue */
-extern const struct srnic_producer srnic_req_producer;
-int srnic_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
-		    const struct ib_send_wr **bad_wr);
-void srnic_req_arm_timer(struct srnic_qp *qp);
-unsigned long srnic_req_timeout(struct srnic_qp *qp);
-bool srnic_req_idle(struct srnic_qp *qp);
-void srnic_req_retrans_timer(struct timer_list *t);
-void srnic_req_rnr_timer(struct timer_list *t);
-void srnic_req_flush(struct srnic_qp *qp);
-
-/* srnic_resp.c: responder (receive queue) */
-extern const struct srnic_producer srnic_resp_producer;
-int srnic_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
-		    const struct ib_recv_wr **bad_wr);
-void srnic_resp_flush(struct srnic_qp *qp);
-void srnic_resp_rcv(struct srnic_qp *qp, struct srnic_pkt *pkt);
-
-/* srnic_comp.c: completer */
-void srnic_comp_rcv(struct srnic_qp *qp, struct srnic_pkt *pkt);
-bool srnic_comp_retire(struct srnic_qp *qp);
-void srnic_comp_fail_oldest(struct srnic_qp *qp, enum ib_wc_status status);
-
-/* srnic_xmit.c */
-struct sk_buff *srnic_xmit_alloc(unsigned int hdr_len, unsigned int room);
-int srnic_xmit(struct srnic_dev *sdev, struct srnic_qp *qp,
-	       const struct srnic_av *av, u16 sport, u8 tclass,
-	       struct sk_buff *skb, unsigned int pad);
-
-/* srnic_cnp.c: CNPs (the reaction point's pacer glue: srnic_sched.c) */
-void srnic_cnp_build(struct srnic_cnp *cnp, u32 dqpn);
-void srnic_cnp_np_rcv(struct srnic_qp *qp, struct srnic_pkt *pkt);
-void srnic_cnp_rp_rcv(struct srnic_dev *sdev, struct srnic_pkt *pkt);
-
-/* srnic_recv.c */
-int srnic_udp_encap_recv(struct sock *sk, struct sk_buff *skb);
 
 #endif /* SRNIC_QP_H */

@@ -113,8 +113,8 @@ static int srnic_resp_get_wqe(struct srnic_qp *qp)
 		if (srnic_queue_empty(&qp->rq)) {
 			err = srnic_queue_corrupt(&qp->rq) ? -EIO : -EAGAIN;
 		} else {
-			err = srnic_recv_wqe_copy(srnic_queue_consumer_addr(&qp->rq),
-						  qp->max_recv_sge, qp->wqe);
+			err = srnic_srq_wqe_copy(srnic_queue_consumer_addr(&qp->rq),
+						 qp->max_recv_sge, qp->wqe);
 			srnic_queue_advance_consumer(&qp->rq);
 		}
 		spin_unlock_irqrestore(&qp->rq_lock, flags);
@@ -890,8 +890,8 @@ int srnic_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 			err = -ENOMEM;
 			break;
 		}
-		err = srnic_recv_wqe_build(srnic_queue_kproduce_addr(&qp->rq),
-					   wr, qp->max_recv_sge);
+		err = srnic_srq_wqe_build(srnic_queue_kproduce_addr(&qp->rq),
+					  wr, qp->max_recv_sge);
 		if (err)
 			break;
 		srnic_queue_kadvance_producer(&qp->rq);

@@ -553,7 +553,7 @@ static void dcqcn_fixture_init(struct kunit *test, struct dcqcn_fixture *f,
 	KUNIT_ASSERT_NOT_NULL(test, f->sdev);
 	KUNIT_ASSERT_NOT_NULL(test, f->qp);
 	xa_init_flags(&f->sdev->qp_xa, XA_FLAGS_ALLOC | XA_FLAGS_LOCK_BH);
-	srnic_dcqcn_dev_init(f->sdev);
+	srnic_cnp_dev_init(f->sdev);
 	f->qp->sdev = f->sdev;
 	f->qp->ibqp.qp_type = type;
 	f->qp->ibqp.qp_num = 20;
