@@ -3,7 +3,28 @@
  * srnic: a software RoCEv2 RDMA NIC.
  *
  * Private umbrella header: device structures, limits and the prototypes of
- * every kernel/ file, grouped by file.
+ * the device-level files, grouped by file; it includes the headers of the
+ * objects and of the transport (srnic_qp.h and what it includes).
+ *
+ * Layers (imports go downward only; tools/imports.sh checks it on the
+ * objects, run by tests/tier_style.sh)
+ * ------
+ *   link and device    srnic_main.c > srnic_dev.c > srnic_net.c (the UDP
+ *                      sockets, whose encap hook is srnic_recv.c)
+ *   verbs on top       srnic_qp.c (QP verbs), srnic_ah.c, srnic_cq.c, ...
+ *   receive            srnic_recv.c: parse, dispatch to the roles below
+ *   IBA roles          srnic_mcast.c > srnic_resp.c; srnic_req.c <->
+ *                      srnic_comp.c; srnic_cnp.c
+ *   TX scheduler       srnic_sched.c: runs the requester and responder as
+ *                      producers registered per QP, paces, backpressure
+ *   wire and QP core   srnic_xmit.c; srnic_qp_core.c (lookup, error state)
+ *   beneath all        srnic_registry.c (devices by netdev), the memory
+ *                      objects, rings, opcode/ICRC/DCQCN logic, counters
+ * The one cycle is requester <-> completer, as IBA couples them (9.7): the
+ * completer retires and fails the requester's WQEs and re-arms its timer,
+ * the requester retires what completes without an ACK (UC, UD, local
+ * operations) and fails the oldest WQE on retry exhaustion. Anything may
+ * ask the scheduler for a run (srnic_sched_kick()) without an upward import.
  *
  * Object lifetimes
  * ----------------
@@ -200,9 +221,10 @@ static inline void srnic_count_add(struct srnic_dev *sdev,
 	atomic64_add(n, &sdev->counters.v[c]);
 }
 
-/* srnic_main.c */
-extern struct mutex srnic_net_mutex;
-extern struct workqueue_struct *srnic_wq;
+/* srnic_registry.c */
+int srnic_registry_init(void);
+void srnic_registry_exit(void);
+struct srnic_dev *srnic_dev_get_by_netdev(struct net_device *ndev);
 struct ib_device *srnic_other_dev_get_by_netdev(struct net_device *ndev);
 
 /* srnic_counters.c */
@@ -210,7 +232,6 @@ extern const struct ib_device_ops srnic_counters_ops;
 
 /* srnic_dev.c */
 int srnic_dev_add(const char *name, struct net_device *ndev);
-struct srnic_dev *srnic_dev_get_by_netdev(struct net_device *ndev);
 
 /* srnic_port.c */
 enum ib_mtu srnic_port_active_mtu(unsigned int netdev_mtu);
@@ -236,14 +257,15 @@ void srnic_mcast_qp_detach_all(struct srnic_qp *qp);
 void srnic_mcast_rcv(struct srnic_dev *sdev, struct srnic_pkt *pkt);
 
 /* srnic_net.c */
+extern struct mutex srnic_net_mutex;
 int srnic_net_init(void);
 void srnic_net_exit(void);
 int srnic_net_get(struct srnic_dev *sdev, struct net *net);
 void srnic_net_put(struct srnic_dev *sdev);
 
-/* srnic_cnp.c: DCQCN glue (per-QP parts in srnic_qp.h) */
-void srnic_dcqcn_dev_init(struct srnic_dev *sdev);
-int srnic_dcqcn_sysfs_add(struct srnic_dev *sdev);
+/* srnic_cnp.c: the DCQCN knobs of a device (CNPs: srnic_transport.h) */
+void srnic_cnp_dev_init(struct srnic_dev *sdev);
+int srnic_cnp_sysfs_add(struct srnic_dev *sdev);
 
 /* srnic_pd.c */
 int srnic_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata);
@@ -256,5 +278,6 @@ int srnic_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata);
 #include "srnic_srq.h"
 #include "srnic_mr.h"
 #include "srnic_qp.h"
+#include "srnic_transport.h"
 
 #endif /* SRNIC_H */

@@ -7,11 +7,10 @@
  *   for an RC/UC QP; a CE mark makes it send a CNP to the peer QP (at most
  *   one per QP per min_time_between_cnps; lock-free).
  * - Reaction point: srnic_cnp_rp_rcv() hands a received CNP to the named
- *   QP's DCQCN state; srnic_dcqcn_tx() lets the increase timer and byte
- *   counter run from the TX path (srnic_req_pace()). Both run under the
- *   QP's req_lock, which protects qp->dcqcn and qp->pace. Every change of
- *   the rate goes through srnic_dcqcn_rate_changed(), which programs the
- *   pacer.
+ *   QP's DCQCN state, under the QP's req_lock, which protects qp->dcqcn and
+ *   qp->pace; the increase timer and byte counter run from the pacer
+ *   (srnic_sched_pace()). Every change of the rate goes through
+ *   srnic_sched_rate_changed(), which programs the pacer (srnic_sched.c).
  * - Knobs: /sys/class/infiniband/<dev>/roce_np/ and roce_rp/.
  */
 #include <linux/ip.h>
@@ -22,107 +21,6 @@
 
 #include "srnic.h"
 #include "srnic_trace.h"
-
-/*
- * Pacer burst while DCQCN paces a QP that had no rate limit: this many
- * packets of the QP's path MTU. A burst is what the bottleneck queue must
- * absorb on top of the rate; more than a few packets crosses the marking
- * threshold of a shallow queue by itself.
- */
-#define SRNIC_DCQCN_PACE_BURST_PKTS	4
-
-/* ------------------------------------------------------------ RP glue */
-
-/* The pacer rate: DCQCN's RC, or the QP's own rate limit if lower. */
-static void srnic_dcqcn_apply(struct srnic_qp *qp)
-{
-	u64 user = (u64)READ_ONCE(qp->attr.rate_limit) * 1000 / 8;
-	u64 rate = qp->dcqcn.active ? qp->dcqcn.rc : 0;
-
-	lockdep_assert_held(&qp->req_lock);
-	if (user && (!rate || user < rate))
-		rate = user;
-	if (rate && !qp->pace.rate) {
-		if (!qp->pace.burst)
-			qp->pace.burst = SRNIC_DCQCN_PACE_BURST_PKTS *
-				(ib_mtu_enum_to_int(qp->attr.path_mtu ?:
-						    IB_MTU_256) +
-				 SRNIC_BTH_LEN);
-		qp->pace.tokens = qp->pace.burst;
-		qp->pace.last = ktime_get();
-	}
-	qp->pace.rate = rate;
-}
-
-/*
- * Every DCQCN rate change of a QP comes here, with req_lock held and the
- * reason (enum srnic_rate_reason); fires srnic_rate.
- */
-static void srnic_dcqcn_rate_changed(struct srnic_qp *qp, int why)
-{
-	u64 old = qp->pace.rate;
-
-	srnic_dcqcn_apply(qp);
-	if (trace_srnic_rate_enabled()) {
-		/* alpha is kept with 1.0 = 2^20; the event carries 1.0 = 1024 */
-		u32 alpha = srnic_dcqcn_rp_alpha(&qp->dcqcn, &qp->sdev->dcqcn,
-						 ktime_get_ns()) >> 10;
-
-		trace_srnic_rate(qp->sdev->ib_dev.index, srnic_qpn(qp), old,
-				 qp->pace.rate, qp->dcqcn.rt, alpha, why);
-	}
-}
-
-/**
- * srnic_dcqcn_tx() - the reaction point's timers, evaluated lazily
- * @qp: the QP (req_lock held), with qp->dcqcn.active
- * @bytes: bytes just sent, or 0 to let only the time pass
- *
- * Called by the pacer (srnic_req_pace()); the caller checks
- * qp->dcqcn.active first, so a QP at full rate never gets here.
- */
-void srnic_dcqcn_tx(struct srnic_qp *qp, u32 bytes)
-{
-	int why;
-
-	lockdep_assert_held(&qp->req_lock);
-	why = srnic_dcqcn_rp_advance(&qp->dcqcn, &qp->sdev->dcqcn, bytes,
-				     ktime_get_ns());
-	if (why >= 0)
-		srnic_dcqcn_rate_changed(qp, why);
-}
-
-/**
- * srnic_dcqcn_wait_ns() - how long a paced QP may sleep at most
- * @qp: the QP (req_lock held)
- *
- * Return: ns until DCQCN's next rate-increase timer expiry, U64_MAX when
- * DCQCN is not limiting the QP.
- */
-u64 srnic_dcqcn_wait_ns(struct srnic_qp *qp)
-{
-	lockdep_assert_held(&qp->req_lock);
-	if (!qp->dcqcn.active)
-		return U64_MAX;
-	return srnic_dcqcn_rp_next_ns(&qp->dcqcn, &qp->sdev->dcqcn,
-				      ktime_get_ns());
-}
-
-/**
- * srnic_qp_rate() - a QP's current transmit rate limit
- * @qp: the QP
- *
- * For observability (rdma resource show qp -dd): the pacer's rate, which is
- * DCQCN's current rate RC while DCQCN limits the QP (qp->dcqcn.active;
- * target rate qp->dcqcn.rt, alpha srnic_dcqcn_rp_alpha()), else the QP's
- * own rate limit.
- *
- * Return: bytes/s, 0 when the QP is not paced (full rate).
- */
-u64 srnic_qp_rate(struct srnic_qp *qp)
-{
-	return READ_ONCE(qp->pace.rate);
-}
 
 /* A CNP reached the reaction point of @qp. Fires srnic_cnp (RX). */
 static void srnic_cnp_rcvd(struct srnic_qp *qp)
@@ -162,7 +60,7 @@ void srnic_cnp_rp_rcv(struct srnic_dev *sdev, struct srnic_pkt *pkt)
 	spin_lock_bh(&qp->req_lock);
 	why = srnic_dcqcn_rp_cnp(&qp->dcqcn, &sdev->dcqcn, ktime_get_ns());
 	if (why >= 0)
-		srnic_dcqcn_rate_changed(qp, why);
+		srnic_sched_rate_changed(qp, why);
 	spin_unlock_bh(&qp->req_lock);
 	srnic_cnp_rcvd(qp);
 	srnic_qp_put(qp);
@@ -208,8 +106,8 @@ static void srnic_cnp_send(struct srnic_qp *qp)
 			READ_ONCE(qp->attr.dest_qp_num));
 	skb->priority = READ_ONCE(sdev->dcqcn.cnp_802p_prio);
 	/* on the flow's path and UDP source port; DSCP cnp_dscp, Not-ECT */
-	if (!srnic_xmit(sdev, qp, &qp->av, qp->src_port,
-			READ_ONCE(sdev->dcqcn.cnp_dscp) << 2, skb, 0))
+	if (!srnic_sched_xmit(qp, &qp->av, qp->src_port,
+			      READ_ONCE(sdev->dcqcn.cnp_dscp) << 2, skb, 0))
 		srnic_cnp_sent(qp);
 }
 
@@ -287,10 +185,10 @@ static ssize_t srnic_dcqcn_store(struct device *device,
 }
 
 /**
- * srnic_dcqcn_dev_init() - DCQCN defaults and the sysfs files of a device
+ * srnic_cnp_dev_init() - DCQCN defaults and the sysfs files of a device
  * @sdev: the device, not yet registered
  */
-void srnic_dcqcn_dev_init(struct srnic_dev *sdev)
+void srnic_cnp_dev_init(struct srnic_dev *sdev)
 {
 	struct srnic_dcqcn_sysfs *s = &sdev->dcqcn_sysfs;
 	unsigned int i, np = 0, rp = 0;
@@ -319,7 +217,7 @@ void srnic_dcqcn_dev_init(struct srnic_dev *sdev)
 }
 
 /**
- * srnic_dcqcn_sysfs_add() - create roce_np/ and roce_rp/
+ * srnic_cnp_sysfs_add() - create roce_np/ and roce_rp/
  * @sdev: the device, registered
  *
  * ib_device has no free group slot for two more directories, so they are
@@ -327,7 +225,7 @@ void srnic_dcqcn_dev_init(struct srnic_dev *sdev)
  *
  * Return: 0 or a negative errno.
  */
-int srnic_dcqcn_sysfs_add(struct srnic_dev *sdev)
+int srnic_cnp_sysfs_add(struct srnic_dev *sdev)
 {
 	return sysfs_create_groups(&sdev->ib_dev.dev.kobj,
 				   sdev->dcqcn_sysfs.groups);

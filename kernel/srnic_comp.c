@@ -566,5 +566,5 @@ void srnic_comp_rcv(struct srnic_qp *qp, struct srnic_pkt *pkt)
 	if (fatal)
 		srnic_qp_error(qp);
 	else if (kick && !READ_ONCE(qp->req.rnr_wait))
-		srnic_req_kick_now(qp);
+		srnic_sched_kick_now(qp);
 }

@@ -2,7 +2,7 @@
 /*
  * srnic DCQCN: the reaction point as pure logic, the NP's CNP rate limit
  * and the knob table (see srnic_dcqcn.h). Nothing here takes a lock, reads
- * the clock or touches a QP: the glue in srnic_cnp.c does.
+ * the clock or touches a QP: the glue in srnic_cnp.c and srnic_sched.c does.
  *
  * Reaction point (Zhu et al. 2015, with mlx5's knobs):
  *   on a CNP:	alpha decays for each full dce_tcp_rtt period without a

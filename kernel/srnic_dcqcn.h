@@ -9,7 +9,7 @@
  *   RP (reaction point, sender): a CNP cuts the QP's rate; timer and byte
  *	counter expiries raise it again through fast recovery, additive and
  *	hyper increase, until it is back at the maximum and the QP is
- *	unpaced again (this file: pure logic; srnic_cnp.c: the glue that
+ *	unpaced again (this file: pure logic; srnic_sched.c: the glue that
  *	drives the QP's token-bucket pacer, qp->pace).
  *
  * The reaction point is a pure function of (state, parameters, event, now):
@@ -103,7 +103,7 @@ struct srnic_dcqcn_params {
  * @stage: reason of the last increase (enum srnic_rate_reason): fast
  *	recovery, additive or hyper
  *
- * Protected by the owning QP's req_lock (srnic_cnp.c).
+ * Protected by the owning QP's req_lock (srnic_cnp.c, srnic_sched.c).
  */
 struct srnic_dcqcn_rp {
 	bool	active;

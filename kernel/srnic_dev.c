@@ -225,28 +225,6 @@ static void srnic_dev_set_ops(struct ib_device *ibdev)
 		ib_set_device_ops(ibdev, srnic_ops_tables[i]);
 }
 
-/**
- * srnic_dev_get_by_netdev() - the srnic device bound to a netdev
- * @ndev: the netdev
- *
- * Return: the device with a reference held (release with
- * ib_device_put(&sdev->ib_dev)), or NULL.
- */
-struct srnic_dev *srnic_dev_get_by_netdev(struct net_device *ndev)
-{
-	struct ib_device *ibdev;
-
-	ibdev = ib_device_get_by_netdev(ndev, RDMA_DRIVER_RXE);
-	if (!ibdev)
-		return NULL;
-	/* Never rdma_rxe's (srnic_main.c keeps it out), but be sure. */
-	if (ibdev->ops.owner != THIS_MODULE) {
-		ib_device_put(ibdev);
-		return NULL;
-	}
-	return to_srnic_dev(ibdev);
-}
-
 static int srnic_dev_name_taken(const char *name)
 {
 	pr_err("an RDMA device named %s already exists\n", name);
@@ -322,7 +300,7 @@ int srnic_dev_add(const char *name, struct net_device *ndev)
 	/* allocates nothing: no undo on the error paths below */
 	srnic_srq_dev_init(sdev);
 	srnic_mcast_dev_init(sdev);
-	srnic_dcqcn_dev_init(sdev);
+	srnic_cnp_dev_init(sdev);
 
 	err = srnic_net_get(sdev, dev_net(ndev));
 	if (err)
@@ -367,7 +345,7 @@ int srnic_dev_add(const char *name, struct net_device *ndev)
 		ib_unregister_device(ibdev);
 		return -ENODEV;
 	}
-	err = srnic_dcqcn_sysfs_add(sdev);
+	err = srnic_cnp_sysfs_add(sdev);
 	if (err) {
 		pr_err("%s: cannot create the DCQCN sysfs files: %d\n", name, err);
 		ib_unregister_device(ibdev);

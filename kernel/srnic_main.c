@@ -13,7 +13,7 @@
  * Nor does srnic bind a netdev that already has another driver's RDMA device
  * (a hardware RoCE NIC such as mlx5_ib, or siw): both would answer RoCEv2 on
  * the same addresses, and the hardware takes the packets first. See
- * srnic_other_dev_get_by_netdev().
+ * srnic_other_dev_get_by_netdev() (srnic_registry.c).
  */
 #include <linux/module.h>
 #include <linux/netdevice.h>
@@ -27,118 +27,6 @@
 
 /* Serialises srnic_newlink() so its checks and the registration are atomic. */
 static DEFINE_MUTEX(srnic_link_mutex);
-
-/* Protects struct srnic_net of every namespace and srnic_dev.net. */
-DEFINE_MUTEX(srnic_net_mutex);
-
-/* Runs the QPs' transmit sides (srnic_req.c). */
-struct workqueue_struct *srnic_wq;
-
-/* An RDMA device of another driver, as srnic_client sees it. */
-struct srnic_other_dev {
-	struct list_head list;
-	struct ib_device *ibdev;
-};
-
-/* Protects srnic_other_devs. */
-static DEFINE_MUTEX(srnic_other_mutex);
-/* Every registered ib_device that is not srnic's (struct srnic_other_dev). */
-static LIST_HEAD(srnic_other_devs);
-
-static struct ib_client srnic_client;
-
-static int srnic_client_add(struct ib_device *ibdev)
-{
-	struct srnic_other_dev *other;
-
-	if (ibdev->ops.owner == THIS_MODULE)
-		return -EOPNOTSUPP;
-	other = kzalloc(sizeof(*other), GFP_KERNEL);
-	if (!other)
-		return -ENOMEM;
-	other->ibdev = ibdev;
-	mutex_lock(&srnic_other_mutex);
-	list_add_tail(&other->list, &srnic_other_devs);
-	mutex_unlock(&srnic_other_mutex);
-	ib_set_client_data(ibdev, &srnic_client, other);
-	return 0;
-}
-
-static void srnic_client_remove(struct ib_device *ibdev, void *client_data)
-{
-	struct srnic_other_dev *other = client_data;
-
-	mutex_lock(&srnic_other_mutex);
-	list_del(&other->list);
-	mutex_unlock(&srnic_other_mutex);
-	kfree(other);
-}
-
-/* Tracks other drivers' devices; no kverbs needed (siw, for one, has none). */
-static struct ib_client srnic_client = {
-	.name = "srnic",
-	.add = srnic_client_add,
-	.remove = srnic_client_remove,
-	.no_kverbs_req = 1,
-};
-
-/* Does @ibdev report @ndev through the legacy get_netdev op on some port? */
-static bool srnic_other_dev_uses(struct ib_device *ibdev,
-				 struct net_device *ndev)
-{
-	struct net_device *port_ndev;
-	u32 port;
-
-	lockdep_assert_held(&srnic_other_mutex);
-	if (!ibdev->ops.get_netdev)
-		return false;
-	rdma_for_each_port(ibdev, port) {
-		port_ndev = ibdev->ops.get_netdev(ibdev, port);
-		if (!port_ndev)
-			continue;
-		dev_put(port_ndev);
-		if (port_ndev == ndev)
-			return true;
-	}
-	return false;
-}
-
-/**
- * srnic_other_dev_get_by_netdev() - another driver's RDMA device on a netdev
- * @ndev: the netdev
- *
- * Drivers that bind their ports with ib_device_set_netdev() (siw, mlx5 from
- * Linux 6.13) are found in ib_core's netdev hash; older ones report the
- * netdev only through their get_netdev op (mlx4, mlx5 before 6.13, bnxt_re,
- * ...), so srnic_client's list of devices is asked too.
- *
- * Return: the device with a reference held (release with ib_device_put()),
- * or NULL.
- */
-struct ib_device *srnic_other_dev_get_by_netdev(struct net_device *ndev)
-{
-	struct srnic_other_dev *other;
-	struct ib_device *ibdev;
-
-	/* RDMA_DRIVER_UNKNOWN matches a device of any driver. */
-	ibdev = ib_device_get_by_netdev(ndev, RDMA_DRIVER_UNKNOWN);
-	if (ibdev) {
-		if (ibdev->ops.owner != THIS_MODULE)
-			return ibdev;
-		ib_device_put(ibdev);
-	}
-	ibdev = NULL;
-	mutex_lock(&srnic_other_mutex);
-	list_for_each_entry(other, &srnic_other_devs, list) {
-		if (srnic_other_dev_uses(other->ibdev, ndev) &&
-		    ib_device_try_get(other->ibdev)) {
-			ibdev = other->ibdev;
-			break;
-		}
-	}
-	mutex_unlock(&srnic_other_mutex);
-	return ibdev;
-}
 
 static int srnic_newlink(const char *ibdev_name, struct net_device *ndev)
 {
@@ -268,18 +156,15 @@ static int __init srnic_init(void)
 	if (err)
 		return err;
 
-	/* Per CPU, not unbound: a QP's TX side runs on its owner CPU. */
-	srnic_wq = alloc_workqueue("srnic", WQ_MEM_RECLAIM | SRNIC_WQ_PERCPU, 0);
-	if (!srnic_wq) {
-		err = -ENOMEM;
+	err = srnic_sched_init();
+	if (err)
 		goto err_unguard;
-	}
 
 	err = srnic_net_init();
 	if (err)
 		goto err_wq;
 
-	err = ib_register_client(&srnic_client);
+	err = srnic_registry_init();
 	if (err)
 		goto err_net;
 
@@ -292,11 +177,11 @@ static int __init srnic_init(void)
 	return 0;
 
 err_client:
-	ib_unregister_client(&srnic_client);
+	srnic_registry_exit();
 err_net:
 	srnic_net_exit();
 err_wq:
-	destroy_workqueue(srnic_wq);
+	srnic_sched_exit();
 err_unguard:
 	srnic_unguard_rxe();
 	return err;
@@ -308,9 +193,9 @@ static void __exit srnic_exit(void)
 	unregister_netdevice_notifier(&srnic_netdev_nb);
 	/* All RDMA_DRIVER_RXE devices are srnic's: rdma_rxe is kept out. */
 	ib_unregister_driver(RDMA_DRIVER_RXE);
-	ib_unregister_client(&srnic_client);
+	srnic_registry_exit();
 	srnic_net_exit();
-	destroy_workqueue(srnic_wq);
+	srnic_sched_exit();
 	srnic_unguard_rxe();
 	pr_info("unloaded\n");
 }

@@ -31,6 +31,9 @@ struct srnic_net {
 	unsigned int	users;
 };
 
+/* Protects struct srnic_net of every namespace and srnic_dev.net. */
+DEFINE_MUTEX(srnic_net_mutex);
+
 static unsigned int srnic_net_id __read_mostly;
 
 static struct socket *srnic_udp_open(struct net *net, bool ipv6)

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * srnic queue pairs: creation with rxe-ABI rings, the QP state machine
- * (IBA 10.3), query, destruction, and the post_send/post_recv verbs.
+ * srnic queue pairs, the verbs: creation with rxe-ABI rings, the QP state
+ * machine (IBA 10.3), query, destruction; the ops table with the
+ * post_send/post_recv verbs of the requester and responder. Above the
+ * transport; the QP core beneath it is srnic_qp_core.c.
  *
  * Lifetime: ib_core allocates and frees struct srnic_qp. The receive path
  * finds QPs by number under RCU and takes @ref; destroy removes the number,
@@ -19,31 +21,6 @@
 
 #define SRNIC_QPN_MAX		0xffffff
 #define SRNIC_GSI_QPN		1
-
-/*
- * The reference is taken under the xarray's own lock, which xa_erase_bh()
- * in destroy_qp takes too: once a QP is erased no lookup can still hold
- * its pointer without a reference, and destroy_qp only waits for those
- * (@released), not for an RCU grace period (ib_core frees the QP's memory
- * when destroy_qp returns). Softirq or process context.
- */
-struct srnic_qp *srnic_qp_get(struct srnic_dev *sdev, u32 qpn)
-{
-	struct srnic_qp *qp;
-
-	xa_lock_bh(&sdev->qp_xa);
-	qp = xa_load(&sdev->qp_xa, qpn);
-	if (qp && !refcount_inc_not_zero(&qp->ref))
-		qp = NULL;
-	xa_unlock_bh(&sdev->qp_xa);
-	return qp;
-}
-
-void srnic_qp_put(struct srnic_qp *qp)
-{
-	if (qp && refcount_dec_and_test(&qp->ref))
-		complete(&qp->released);
-}
 
 static int srnic_qp_check_cap(struct srnic_dev *sdev,
 			      struct ib_qp_init_attr *init)
@@ -146,6 +123,14 @@ static int srnic_qp_alloc_qpn(struct srnic_qp *qp, enum ib_qp_type type)
 	return 0;
 }
 
+/* The TX scheduler, and the producers it runs: responder first. */
+static void srnic_qp_init_tx(struct srnic_qp *qp)
+{
+	srnic_sched_qp_init(qp);
+	qp->producers[0] = &srnic_resp_producer;
+	qp->producers[1] = &srnic_req_producer;
+}
+
 static int srnic_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 			   struct ib_udata *udata)
 {
@@ -190,8 +175,7 @@ static int srnic_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	qp->srq = init->srq ? to_srnic_srq(init->srq) : NULL;
 	timer_setup(&qp->retrans_timer, srnic_req_retrans_timer, 0);
 	timer_setup(&qp->rnr_timer, srnic_req_rnr_timer, 0);
-	INIT_WORK(&qp->tx_work, srnic_req_work);
-	srnic_req_init(qp);
+	srnic_qp_init_tx(qp);
 
 	err = dst_cache_init(&qp->dst_cache, GFP_KERNEL);
 	if (err)
@@ -504,7 +488,7 @@ static int srnic_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
 
 	if (mask & IB_QP_RATE_LIMIT) {
 		qp->attr.rate_limit = attr->rate_limit;
-		srnic_req_set_rate(qp, attr->rate_limit);
+		srnic_sched_set_rate(qp, attr->rate_limit);
 	}
 
 	if (mask & IB_QP_STATE) {
@@ -519,7 +503,7 @@ static int srnic_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
 			/* No new requests are started; SQD is reached at once. */
 			break;
 		case IB_QPS_RTS:
-			srnic_req_kick(qp);
+			srnic_sched_kick(qp);
 			break;
 		default:
 			break;
@@ -588,7 +572,7 @@ static int srnic_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	 * running may re-arm a timer and a timer may queue the TX work, so
 	 * stop the work, then the timers, then work a timer queued. The TX
 	 * tasklet is only scheduled by packets still holding a reference
-	 * (srnic_xmit.c): it can only be pending now, not scheduled again.
+	 * (srnic_sched.c): it can only be pending now, not scheduled again.
 	 */
 	tasklet_kill(&qp->tx_tasklet);
 	cancel_work_sync(&qp->tx_work);
@@ -606,45 +590,6 @@ static int srnic_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	dst_cache_destroy(&qp->dst_cache);
 	atomic_dec(&sdev->qp_count);
 	return 0;
-}
-
-/**
- * srnic_qp_error() - move a QP to the error state from the data path
- * @qp: the QP
- *
- * Completes every outstanding work request with IB_WC_WR_FLUSH_ERR and
- * tells the consumer with IB_EVENT_QP_FATAL.
- */
-void srnic_qp_error(struct srnic_qp *qp)
-{
-	struct ib_event ev = {
-		.device = qp->ibqp.device,
-		.element.qp = &qp->ibqp,
-		.event = IB_EVENT_QP_FATAL,
-	};
-	bool was_error;
-
-	spin_lock_bh(&qp->state_lock);
-	was_error = qp->state == IB_QPS_ERR || qp->state == IB_QPS_RESET;
-	if (!was_error) {
-		trace_srnic_qp_state(qp->sdev->ib_dev.index, srnic_qpn(qp),
-				     qp->state, IB_QPS_ERR);
-		qp->state = IB_QPS_ERR;
-	}
-	qp->attr.qp_state = qp->state;
-	spin_unlock_bh(&qp->state_lock);
-	if (was_error)
-		return;
-	srnic_qp_flush(qp);
-	if (qp->ibqp.event_handler)
-		qp->ibqp.event_handler(&ev, qp->ibqp.qp_context);
-}
-
-/* Flush both queues: the QP is in the error state. */
-void srnic_qp_flush(struct srnic_qp *qp)
-{
-	srnic_req_flush(qp);
-	srnic_resp_flush(qp);
 }
 
 const struct ib_device_ops srnic_qp_ops = {

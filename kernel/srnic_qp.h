@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * srnic queue pairs and address handles: objects shared by the verbs code
- * (srnic_qp.c, srnic_ah.c) and the transport engines (srnic_req.c,
- * srnic_resp.c, srnic_comp.c, srnic_recv.c, srnic_xmit.c).
+ * srnic queue pairs: the QP and its send WQEs, shared by the QP verbs
+ * (srnic_qp.c), the QP core (srnic_qp_core.c) and the transport (the
+ * prototypes of its files: srnic_transport.h).
  *
  * Contexts
  * --------
@@ -12,15 +12,12 @@
  *   (srnic_recv.c): requests by the responder, responses and ACKs by the
  *   completer, both inline;
  * - the transmit side of a QP (new requests, retransmissions, RDMA READ
- *   responses) runs from one work item per QP (qp->tx_work) on srnic_wq, so
- *   that everything a QP puts on the wire is serialised in one place where
- *   it can be paced; the user doorbell runs it inline instead when it is
- *   idle, which saves a context switch per post.
- * - the transmit side of a QP runs on one CPU at a time, its owner
- *   (qp->tx_cpu, srnic_req_claim_cpu()): packets sent from two CPUs may
- *   overtake each other below (a veth queues them on the sending CPU's
- *   backlog, a NIC on that CPU's TX queue), and one QP's must stay in PSN
- *   order. The owner changes only while nothing of the QP is in flight.
+ *   responses) is the TX scheduler's (srnic_sched.c): runs from one work
+ *   item per QP (qp->tx_work) on srnic_wq, so that everything a QP puts on
+ *   the wire is serialised in one place where it can be paced; the user
+ *   doorbell runs it inline instead when it is idle, which saves a context
+ *   switch per post. It runs on one CPU at a time, the QP's owner, so that
+ *   one QP's packets stay in PSN order (srnic_sched_claim_cpu()).
  */
 #ifndef SRNIC_QP_H
 #define SRNIC_QP_H
@@ -37,7 +34,9 @@
 #include <rdma/ib_verbs.h>
 #include <rdma/rdma_user_rxe.h>
 
+#include "srnic_av.h"
 #include "srnic_dcqcn.h"
+#include "srnic_sched.h"
 
 /* QP numbers 0 and 1 are the special QPs; ordinary QPs start here. */
 #define SRNIC_QPN_MIN		16
@@ -62,37 +61,6 @@ struct srnic_ooo {
 struct srnic_dev;
 struct srnic_cq;
 struct srnic_srq;
-
-/**
- * struct srnic_av - where packets of a QP or a UD send go
- * @family: AF_INET or AF_INET6 (RoCEv2 over IPv4 or IPv6)
- * @ifindex: the netdev of the source GID (route lookups are bound to it)
- * @saddr: source address (IPv4 in the low 4 bytes of s6_addr32[3])
- * @daddr: destination address, same convention
- * @tclass: IPv4 TOS / IPv6 traffic class (DSCP and ECN bits)
- * @hop_limit: TTL / hop limit
- * @flow_label: IPv6 flow label; also feeds the UDP source port
- */
-struct srnic_av {
-	u16			family;
-	int			ifindex;
-	struct in6_addr		saddr;
-	struct in6_addr		daddr;
-	u8			tclass;
-	u8			hop_limit;
-	u32			flow_label;
-};
-
-struct srnic_ah {
-	struct ib_ah		ibah;
-	struct srnic_av		av;
-	u32			ah_num;
-};
-
-static inline struct srnic_ah *to_srnic_ah(struct ib_ah *ibah)
-{
-	return container_of(ibah, struct srnic_ah, ibah);
-}
 
 /* Send WQE progress, kept in the kernel's shadow copy only. */
 enum srnic_wqe_state {
@@ -297,19 +265,14 @@ struct srnic_qp {
 	} resp;
 	struct srnic_recv_wqe_copy *wqe;	/* responder's open receive WQE */
 
-	struct work_struct	tx_work;	/* the QP's transmit side */
+	/* the QP's transmit side: the TX scheduler's (srnic_sched.c) */
+	const struct srnic_producer *producers[SRNIC_SCHED_PRODUCERS];
+	struct work_struct	tx_work;	/* runs the TX side */
 	unsigned long		tx_flags;	/* SRNIC_TX_* bits */
 	int			tx_cpu;		/* owner CPU, -1: none yet */
 	call_single_data_t	tx_csd;		/* hands the TX side to it */
-	atomic_t		tx_skbs;	/* in the stack (srnic_xmit.c) */
+	atomic_t		tx_skbs;	/* in the stack (backpressure) */
 	struct tasklet_struct	tx_tasklet;	/* kick at the low mark */
-};
-
-/* qp->tx_flags */
-enum {
-	SRNIC_TX_RUNNING,	/* tx body is running somewhere */
-	SRNIC_TX_AGAIN,		/* run it once more when it finishes */
-	SRNIC_TX_BLOCKED,	/* stopped by srnic_xmit_full(): kick at low mark */
 };
 
 static inline bool srnic_wr_is_atomic(u32 opcode)
@@ -379,49 +342,10 @@ static inline struct srnic_send_wqe *srnic_swqe(struct srnic_qp *qp, u32 index)
 	return (void *)qp->swqe + (size_t)index * qp->swqe_size;
 }
 
-/**
- * struct srnic_pkt - a received RoCEv2 packet, parsed
- * @skb: the packet; skb->data is at the BTH, headers are linear
- * @sdev: receiving device
- * @opcode: BTH opcode (valid)
- * @pos: enum srnic_pkt_pos of @opcode
- * @psn: BTH PSN
- * @qpn: BTH destination QP
- * @hdr_len: BTH + extension headers; the payload starts there
- * @paylen: payload bytes (pad and ICRC excluded)
- * @ackreq: BTH AckReq
- * @se: BTH solicited event
- * @reth, @aeth, @atmeth, @atmack, @deth, @immdt, @ieth: extension headers
- *	present in @opcode, else NULL
- */
-struct srnic_pkt {
-	struct sk_buff		*skb;
-	struct srnic_dev	*sdev;
-	u8			opcode;
-	u8			pos;
-	u32			psn;
-	u32			qpn;
-	u32			hdr_len;
-	u32			paylen;
-	bool			ackreq;
-	bool			se;
-	const struct srnic_reth	*reth;
-	const struct srnic_aeth	*aeth;
-	const struct srnic_atmeth *atmeth;
-	const struct srnic_atmack *atmack;
-	const struct srnic_deth	*deth;
-	const struct srnic_immdt *immdt;
-	const struct srnic_ieth	*ieth;
-};
-
-/* srnic_ah.c */
-extern const struct ib_device_ops srnic_ah_ops;
-int srnic_av_from_attr(struct srnic_av *av, const struct rdma_ah_attr *attr);
-int srnic_ah_lookup_av(struct srnic_dev *sdev, struct ib_pd *pd, u32 ah_num,
-		       struct srnic_av *av);
-
-/* srnic_qp.c */
+/* srnic_qp.c: the QP verbs */
 extern const struct ib_device_ops srnic_qp_ops;
+
+/* srnic_qp_core.c */
 struct srnic_qp *srnic_qp_get(struct srnic_dev *sdev, u32 qpn);
 void srnic_qp_put(struct srnic_qp *qp);
 void srnic_qp_error(struct srnic_qp *qp);
@@ -431,51 +355,5 @@ static inline enum ib_qp_state srnic_qp_state(struct srnic_qp *qp)
 {
 	return READ_ONCE(qp->state);
 }
-
-/* srnic_req.c: requester (send queue) and completer glue */
-int srnic_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
-		    const struct ib_send_wr **bad_wr);
-void srnic_req_kick(struct srnic_qp *qp);
-void srnic_req_kick_now(struct srnic_qp *qp);
-void srnic_req_arm_timer(struct srnic_qp *qp);
-unsigned long srnic_req_timeout(struct srnic_qp *qp);
-bool srnic_req_idle(struct srnic_qp *qp);
-void srnic_req_init(struct srnic_qp *qp);
-void srnic_req_set_rate(struct srnic_qp *qp, u32 kbps);
-bool srnic_req_pace(struct srnic_qp *qp, u32 bytes);
-void srnic_req_work(struct work_struct *work);
-void srnic_req_retrans_timer(struct timer_list *t);
-void srnic_req_rnr_timer(struct timer_list *t);
-void srnic_req_flush(struct srnic_qp *qp);
-
-/* srnic_resp.c: responder (receive queue) */
-int srnic_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
-		    const struct ib_recv_wr **bad_wr);
-void srnic_resp_flush(struct srnic_qp *qp);
-void srnic_resp_rcv(struct srnic_qp *qp, struct srnic_pkt *pkt);
-void srnic_resp_tx(struct srnic_qp *qp);
-
-/* srnic_comp.c: completer */
-void srnic_comp_rcv(struct srnic_qp *qp, struct srnic_pkt *pkt);
-bool srnic_comp_retire(struct srnic_qp *qp);
-void srnic_comp_fail_oldest(struct srnic_qp *qp, enum ib_wc_status status);
-
-/* srnic_xmit.c */
-struct sk_buff *srnic_xmit_alloc(unsigned int hdr_len, unsigned int room);
-int srnic_xmit(struct srnic_dev *sdev, struct srnic_qp *qp,
-	       const struct srnic_av *av, u16 sport, u8 tclass,
-	       struct sk_buff *skb, unsigned int pad);
-bool srnic_xmit_full(struct srnic_qp *qp);
-
-/* srnic_cnp.c: DCQCN per QP */
-void srnic_dcqcn_tx(struct srnic_qp *qp, u32 bytes);
-u64 srnic_dcqcn_wait_ns(struct srnic_qp *qp);
-u64 srnic_qp_rate(struct srnic_qp *qp);
-void srnic_cnp_build(struct srnic_cnp *cnp, u32 dqpn);
-void srnic_cnp_np_rcv(struct srnic_qp *qp, struct srnic_pkt *pkt);
-void srnic_cnp_rp_rcv(struct srnic_dev *sdev, struct srnic_pkt *pkt);
-
-/* srnic_recv.c */
-int srnic_udp_encap_recv(struct sock *sk, struct sk_buff *skb);
 
 #endif /* SRNIC_QP_H */

@@ -11,9 +11,9 @@
  *   fetch   first ring entry not yet copied into the shadow array
  * oldest <= cur <= fetch <= producer (modulo the ring).
  *
- * Transmission runs only in srnic_req_tx() (one instance per QP at a time,
- * guarded by SRNIC_TX_RUNNING): packets are built under req_lock and handed
- * to the IP stack outside it.
+ * The requester is a producer of the TX scheduler (srnic_sched.c), which
+ * runs srnic_req_tx() on one CPU at a time per QP: packets are built under
+ * req_lock and handed to the IP stack outside it.
  */
 #include <linux/jiffies.h>
 
@@ -26,8 +26,8 @@
 #define SRNIC_ACKREQ_EVERY	64
 /* Payloads from this size on are sent zero-copy (RC). */
 #define SRNIC_ZCOPY_MIN		512
-/* Packets one run of the TX body sends before yielding the CPU. */
-#define SRNIC_TX_BUDGET		128
+/* Packets one run of the TX scheduler takes from the requester. */
+#define SRNIC_REQ_TX_BUDGET	128
 
 static bool srnic_wr_allowed(enum ib_qp_type type, u32 opcode, bool user)
 {
@@ -448,102 +448,6 @@ struct srnic_req_pkt {
 	bool			again;
 };
 
-/* Burst of the pacer: a few MTU-sized packets. */
-#define SRNIC_PACE_BURST_PKTS	4
-
-/**
- * srnic_req_set_rate() - pace the QP's requests
- * @qp: the QP
- * @kbps: rate in kbit/s (IB_QP_RATE_LIMIT units), 0 to stop pacing
- */
-void srnic_req_set_rate(struct srnic_qp *qp, u32 kbps)
-{
-	spin_lock_bh(&qp->req_lock);
-	qp->pace.rate = (u64)kbps * 1000 / 8;
-	qp->pace.burst = SRNIC_PACE_BURST_PKTS * 4096;
-	qp->pace.tokens = qp->pace.burst;
-	qp->pace.last = ktime_get();
-	spin_unlock_bh(&qp->req_lock);
-	srnic_req_kick(qp);
-}
-
-/**
- * srnic_req_pace() - may @bytes go out now?
- * @qp: the QP (req_lock held)
- * @bytes: size of the next packet
- *
- * Return: true, with the bytes' tokens taken; or false, with the pacing
- * timer armed to kick the TX side when enough tokens will have accumulated.
- */
-bool srnic_req_pace(struct srnic_qp *qp, u32 bytes)
-{
-	ktime_t now;
-	u64 ns;
-
-	lockdep_assert_held(&qp->req_lock);
-	if (unlikely(qp->dcqcn.active))
-		srnic_dcqcn_tx(qp, 0);		/* DCQCN: timers, lazily */
-	if (!qp->pace.rate)
-		return true;
-	now = ktime_get();
-	ns = ktime_to_ns(ktime_sub(now, qp->pace.last));
-	qp->pace.last = now;
-	qp->pace.tokens = min(qp->pace.burst,
-			      qp->pace.tokens +
-			      mul_u64_u64_div_u64(ns, qp->pace.rate, NSEC_PER_SEC));
-	if (qp->pace.tokens >= bytes) {
-		qp->pace.tokens -= bytes;
-		if (qp->dcqcn.active)
-			srnic_dcqcn_tx(qp, bytes);	/* byte counter */
-		return true;
-	}
-	ns = mul_u64_u64_div_u64(bytes - qp->pace.tokens, NSEC_PER_SEC,
-				 qp->pace.rate);
-	/* wake up for DCQCN's next rate increase too */
-	ns = min(ns, srnic_dcqcn_wait_ns(qp));
-	if (!hrtimer_active(&qp->pace.timer))
-		hrtimer_start(&qp->pace.timer, ns_to_ktime(ns),
-			      HRTIMER_MODE_REL);
-	return false;
-}
-
-static enum hrtimer_restart srnic_req_pace_timer(struct hrtimer *t)
-{
-	struct srnic_qp *qp = container_of(t, struct srnic_qp, pace.timer);
-
-	srnic_req_kick(qp);
-	return HRTIMER_NORESTART;
-}
-
-/* Backpressure released (srnic_xmit.c): send on, in softirq. */
-static void srnic_req_tx_tasklet(struct tasklet_struct *t)
-{
-	struct srnic_qp *qp = from_tasklet(qp, t, tx_tasklet);
-
-	srnic_req_kick_now(qp);
-}
-
-/*
- * On the owner CPU, in hard interrupt context: run the TX side there, from
- * the tasklet (srnic_req_hand_over()).
- */
-static void srnic_req_tx_ipi(void *info)
-{
-	struct srnic_qp *qp = info;
-
-	tasklet_schedule(&qp->tx_tasklet);
-	srnic_qp_put(qp);
-}
-
-void srnic_req_init(struct srnic_qp *qp)
-{
-	INIT_CSD(&qp->tx_csd, srnic_req_tx_ipi, qp);
-	hrtimer_setup(&qp->pace.timer, srnic_req_pace_timer, CLOCK_MONOTONIC,
-		      HRTIMER_MODE_REL);
-	tasklet_setup(&qp->tx_tasklet, srnic_req_tx_tasklet);
-	qp->tx_cpu = -1;
-}
-
 /*
  * Will the WQE after the one at @cur be sent right after it? Only a fetched
  * remote operation, not fenced, on a QP in RTS: its packets carry the
@@ -619,7 +523,7 @@ static int srnic_req_build(struct srnic_qp *qp, struct srnic_send_wqe *wqe,
 	opcode = srnic_opcode_for_wr(type, wqe->opcode, pos);
 	if (opcode < 0)
 		return -EINVAL;
-	if (!srnic_req_pace(qp, paylen + SRNIC_BTH_LEN))
+	if (!srnic_sched_pace(qp, paylen + SRNIC_BTH_LEN))
 		return 0;
 
 	pad = srnic_pad_count(paylen);
@@ -760,7 +664,7 @@ void srnic_req_arm_timer(struct srnic_qp *qp)
  *   receive backlog. The timer softirq runs before NET_RX's, so acting now
  *   resent what was answered (seen: 21 to 480 ms late at a 67 ms timeout,
  *   nothing received for as long);
- * - packets of this QP are still in the local stack (srnic_xmit.c): they
+ * - packets of this QP are still in the local stack (srnic_sched.c): they
  *   have not reached the peer, which cannot have answered them (seen: 16).
  * Then the timer is put off once, by a timeout, and the decision is taken
  * at the next expiry: a response meanwhile rearms it as usual, real loss
@@ -950,8 +854,8 @@ static struct sk_buff *srnic_req_next(struct srnic_qp *qp,
 			srnic_req_local_op(qp, wqe);
 			continue;
 		}
-		/* Local backpressure: see srnic_xmit.c. */
-		if (srnic_xmit_full(qp))
+		/* Local backpressure: see srnic_sched.c. */
+		if (srnic_sched_full(qp))
 			return NULL;
 		ret = srnic_req_build(qp, wqe, pkt);
 		if (ret == 0)
@@ -994,16 +898,13 @@ static struct sk_buff *srnic_req_next(struct srnic_qp *qp,
 	return NULL;
 }
 
-/* One pass of the QP's transmit side. Returns true if work remains. */
-static bool srnic_req_tx(struct srnic_qp *qp)
+/* The requester's turn in a run of the TX scheduler. */
+static bool srnic_req_tx(struct srnic_qp *qp, struct srnic_tx_run *run)
 {
 	struct srnic_req_pkt pkt;
 	struct sk_buff *skb;
-	int budget;
 
-	srnic_resp_tx(qp);
-
-	for (budget = SRNIC_TX_BUDGET; budget; budget--) {
+	for (; run->budget; run->budget--) {
 		pkt.fatal = false;
 		pkt.again = false;
 		spin_lock_bh(&qp->req_lock);
@@ -1030,148 +931,13 @@ static bool srnic_req_tx(struct srnic_qp *qp)
 				srnic_qp_error(qp);
 			return pkt.again;
 		}
-		srnic_xmit(qp->sdev, qp, pkt.av, qp->src_port, pkt.av->tclass,
-			   skb, pkt.pad);
+		srnic_sched_send(run, pkt.av, pkt.av->tclass, skb, pkt.pad);
 		if (pkt.fatal) {
 			srnic_qp_error(qp);
 			return false;
 		}
 	}
 	return true;
-}
-
-/* The owner CPU of the QP's transmit side, or -1 (srnic_req_claim_cpu()). */
-static int srnic_req_owner(struct srnic_qp *qp)
-{
-	int cpu = READ_ONCE(qp->tx_cpu);
-
-	return cpu >= 0 && cpu_online(cpu) ? cpu : -1;
-}
-
-/*
- * May the transmit side run on this CPU? On its owner, yes. Elsewhere only
- * when nothing the QP sent before can still be overtaken: none of its
- * packets is in the local stack, every request sent is acknowledged (the
- * peer has taken them all) and no READ response or ACK waits to go. The
- * CPU then becomes the owner. Else the caller hands over to the owner.
- * Called with SRNIC_TX_RUNNING held, migration disabled.
- */
-static bool srnic_req_claim_cpu(struct srnic_qp *qp)
-{
-	int cpu = raw_smp_processor_id();
-	int owner = srnic_req_owner(qp);
-	bool quiet;
-
-	if (owner == cpu)
-		return true;
-	if (owner >= 0) {
-		if (atomic_read(&qp->tx_skbs))
-			return false;
-		spin_lock_bh(&qp->req_lock);
-		quiet = srnic_req_idle(qp);
-		spin_unlock_bh(&qp->req_lock);
-		if (!quiet)
-			return false;
-		spin_lock_bh(&qp->resp_lock);
-		quiet = !qp->resp.tx_busy && !qp->resp.ack_deferred;
-		spin_unlock_bh(&qp->resp_lock);
-		if (!quiet)
-			return false;
-	}
-	WRITE_ONCE(qp->tx_cpu, cpu);
-	return true;
-}
-
-/* Queue the transmit side's work item on its owner CPU (or this one). */
-static void srnic_req_queue(struct srnic_qp *qp)
-{
-	int cpu = srnic_req_owner(qp);
-
-	queue_work_on(cpu >= 0 ? cpu : WORK_CPU_UNBOUND, srnic_wq,
-		      &qp->tx_work);
-}
-
-/*
- * Hand the transmit side over to its owner CPU: an IPI there schedules the
- * TX tasklet, which runs it in softirq - at once, where a worker could
- * wait long behind a process busy-polling its CQ. The IPI holds a QP
- * reference: destroy_qp() waits for the last one before it kills the
- * tasklet. One already on its way does the job (-EBUSY); without an
- * owner online, the work item runs it.
- */
-static void srnic_req_hand_over(struct srnic_qp *qp)
-{
-	int cpu = srnic_req_owner(qp);
-
-	if (cpu >= 0 && refcount_inc_not_zero(&qp->ref)) {
-		if (!smp_call_function_single_async(cpu, &qp->tx_csd))
-			return;
-		srnic_qp_put(qp);
-		if (cpu_online(cpu))
-			return;		/* -EBUSY: one is pending */
-	}
-	srnic_req_queue(qp);
-}
-
-/*
- * Run the transmit side here, unless it is already running (the runner
- * goes once more) or this CPU does not own it (handed over to the owner).
- */
-static void srnic_req_run(struct srnic_qp *qp)
-{
-	bool more, mine;
-
-	do {
-		if (test_and_set_bit(SRNIC_TX_RUNNING, &qp->tx_flags)) {
-			set_bit(SRNIC_TX_AGAIN, &qp->tx_flags);
-			/* The runner may have just finished: make sure. */
-			if (test_and_set_bit(SRNIC_TX_RUNNING, &qp->tx_flags))
-				return;
-		}
-		clear_bit(SRNIC_TX_AGAIN, &qp->tx_flags);
-		/* Every packet of this run leaves from the same CPU. */
-		migrate_disable();
-		mine = srnic_req_claim_cpu(qp);
-		more = mine && srnic_req_tx(qp);
-		migrate_enable();
-		if (!mine) {
-			clear_bit(SRNIC_TX_RUNNING, &qp->tx_flags);
-			srnic_req_hand_over(qp);
-			return;
-		}
-		if (more) {
-			clear_bit(SRNIC_TX_RUNNING, &qp->tx_flags);
-			srnic_req_queue(qp);
-			return;
-		}
-		clear_bit(SRNIC_TX_RUNNING, &qp->tx_flags);
-		/* Order the clear before the AGAIN test; pairs with the setter. */
-		smp_mb__after_atomic();
-	} while (test_bit(SRNIC_TX_AGAIN, &qp->tx_flags));
-}
-
-void srnic_req_work(struct work_struct *work)
-{
-	srnic_req_run(container_of(work, struct srnic_qp, tx_work));
-}
-
-/* Ask for the transmit side to run, from the work item (any context). */
-void srnic_req_kick(struct srnic_qp *qp)
-{
-	srnic_req_queue(qp);
-}
-
-/**
- * srnic_req_kick_now() - run the transmit side here, unless it runs already
- * @qp: the QP; none of its locks may be held
- *
- * For process and softirq context (the receive path, timers): an ACK that
- * opens the window or a READ request sends at once, instead of waiting for
- * a worker - which, with every CPU busy-polling a CQ, waits for a tick.
- */
-void srnic_req_kick_now(struct srnic_qp *qp)
-{
-	srnic_req_run(qp);
 }
 
 int srnic_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
@@ -1193,7 +959,7 @@ int srnic_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 		/* rdma-core's doorbell: new WQEs are in the ring. */
 		if (wr)
 			return -EINVAL;
-		srnic_req_run(qp);
+		srnic_sched_kick_now(qp);
 		return 0;
 	}
 
@@ -1218,7 +984,7 @@ int srnic_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 	spin_unlock_bh(&qp->req_lock);
 	if (err && bad_wr)
 		*bad_wr = wr;
-	srnic_req_kick(qp);
+	srnic_sched_kick(qp);
 	return err;
 }
 
@@ -1246,7 +1012,7 @@ void srnic_req_retrans_timer(struct timer_list *t)
 	/* A READ gap asked for once may be asked for again. */
 	qp->req.gap_valid = false;
 	spin_unlock_bh(&qp->req_lock);
-	srnic_req_kick_now(qp);
+	srnic_sched_kick_now(qp);
 }
 
 void srnic_req_rnr_timer(struct timer_list *t)
@@ -1258,7 +1024,7 @@ void srnic_req_rnr_timer(struct timer_list *t)
 	qp->req.need_retry = true;
 	qp->req.retx_cause = SRNIC_RETX_RNR_NAK;
 	spin_unlock_bh(&qp->req_lock);
-	srnic_req_kick_now(qp);
+	srnic_sched_kick_now(qp);
 }
 
 /* Complete every WQE still in the send queue with IB_WC_WR_FLUSH_ERR. */
@@ -1290,3 +1056,21 @@ void srnic_req_flush(struct srnic_qp *qp)
 	timer_delete(&qp->retrans_timer);
 	timer_delete(&qp->rnr_timer);
 }
+
+/* Nothing sent waits for its answer (srnic_sched_claim_cpu()). */
+static bool srnic_req_quiet(struct srnic_qp *qp)
+{
+	bool quiet;
+
+	spin_lock_bh(&qp->req_lock);
+	quiet = srnic_req_idle(qp);
+	spin_unlock_bh(&qp->req_lock);
+	return quiet;
+}
+
+const struct srnic_producer srnic_req_producer = {
+	.budget = SRNIC_REQ_TX_BUDGET,
+	.tx = srnic_req_tx,
+	.quiet = srnic_req_quiet,
+	.flush = srnic_req_flush,
+};

@@ -50,13 +50,13 @@ static void srnic_resp_xmit_ack(struct srnic_qp *qp, u8 opcode, u8 syn,
 	else if (srnic_aeth_syn_type(syn) != SRNIC_AETH_ACK)
 		trace_srnic_nak(qp->sdev->ib_dev.index, srnic_qpn(qp), psn, syn,
 				SRNIC_DIR_TX);
-	srnic_xmit(qp->sdev, qp, &qp->av, qp->src_port, qp->av.tclass, skb, 0);
+	srnic_sched_xmit(qp, &qp->av, qp->src_port, qp->av.tclass, skb, 0);
 }
 
 /*
  * ACK or NAK @psn: from the QP's transmit side (srnic_resp_tx(), which
  * srnic_resp_rcv() runs next), after the READ responses queued before it,
- * so that it leaves in order with them (srnic_req_claim_cpu()). One still
+ * so that it leaves in order with them (srnic_sched_claim_cpu()). One still
  * waiting there is replaced by this one, except a NAK by an ACK of an
  * earlier PSN (a duplicate's): the NAK says more. A NAK that fails the QP
  * goes at once: the error flushes what waits.
@@ -113,8 +113,8 @@ static int srnic_resp_get_wqe(struct srnic_qp *qp)
 		if (srnic_queue_empty(&qp->rq)) {
 			err = srnic_queue_corrupt(&qp->rq) ? -EIO : -EAGAIN;
 		} else {
-			err = srnic_recv_wqe_copy(srnic_queue_consumer_addr(&qp->rq),
-						  qp->max_recv_sge, qp->wqe);
+			err = srnic_srq_wqe_copy(srnic_queue_consumer_addr(&qp->rq),
+						 qp->max_recv_sge, qp->wqe);
 			srnic_queue_advance_consumer(&qp->rq);
 		}
 		spin_unlock_irqrestore(&qp->rq_lock, flags);
@@ -750,7 +750,7 @@ void srnic_resp_rcv(struct srnic_qp *qp, struct srnic_pkt *pkt)
 	if (fatal)
 		srnic_qp_error(qp);
 	else if (kick)
-		srnic_req_kick_now(qp);
+		srnic_sched_kick_now(qp);
 }
 
 /* Build the next READ response packet of @rd, or an atomic ACK. */
@@ -815,12 +815,13 @@ static struct sk_buff *srnic_resp_build(struct srnic_qp *qp,
 	return skb;
 }
 
-/* Send queued READ responses and atomic ACKs, then a deferred ACK. */
-void srnic_resp_tx(struct srnic_qp *qp)
+/*
+ * The responder's turn in a run of the TX scheduler: queued READ responses
+ * and atomic ACKs, then a deferred ACK. Returns true if work remains.
+ */
+static bool srnic_resp_tx(struct srnic_qp *qp, struct srnic_tx_run *run)
 {
-	int budget = SRNIC_RESP_TX_BUDGET;
-
-	while (budget--) {
+	for (; run->budget; run->budget--) {
 		struct srnic_rd_atomic *rd;
 		struct sk_buff *skb;
 		unsigned int pad = 0;
@@ -837,12 +838,12 @@ void srnic_resp_tx(struct srnic_qp *qp)
 						    qp->resp.msn, NULL);
 			}
 			spin_unlock_bh(&qp->resp_lock);
-			return;
+			return false;
 		}
-		/* Local backpressure: kicked again from srnic_xmit.c. */
-		if (srnic_xmit_full(qp)) {
+		/* Local backpressure: kicked again by the scheduler. */
+		if (srnic_sched_full(qp)) {
 			spin_unlock_bh(&qp->resp_lock);
-			return;
+			return false;
 		}
 		rd = &qp->resp.rd[qp->resp.tx_head];
 		skb = srnic_resp_build(qp, rd, &done, &pad);
@@ -855,10 +856,20 @@ void srnic_resp_tx(struct srnic_qp *qp)
 		}
 		spin_unlock_bh(&qp->resp_lock);
 		if (skb)
-			srnic_xmit(qp->sdev, qp, &qp->av, qp->src_port,
-				   qp->av.tclass, skb, pad);
+			srnic_sched_send(run, &qp->av, qp->av.tclass, skb, pad);
 	}
-	srnic_req_kick(qp);
+	return true;
+}
+
+/* No response or ACK waits to go (srnic_sched_claim_cpu()). */
+static bool srnic_resp_quiet(struct srnic_qp *qp)
+{
+	bool quiet;
+
+	spin_lock_bh(&qp->resp_lock);
+	quiet = !qp->resp.tx_busy && !qp->resp.ack_deferred;
+	spin_unlock_bh(&qp->resp_lock);
+	return quiet;
 }
 
 int srnic_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
@@ -879,8 +890,8 @@ int srnic_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 			err = -ENOMEM;
 			break;
 		}
-		err = srnic_recv_wqe_build(srnic_queue_kproduce_addr(&qp->rq),
-					   wr, qp->max_recv_sge);
+		err = srnic_srq_wqe_build(srnic_queue_kproduce_addr(&qp->rq),
+					  wr, qp->max_recv_sge);
 		if (err)
 			break;
 		srnic_queue_kadvance_producer(&qp->rq);
@@ -940,3 +951,10 @@ void srnic_resp_flush(struct srnic_qp *qp)
 	}
 	spin_unlock_irqrestore(&qp->rq_lock, flags);
 }
+
+const struct srnic_producer srnic_resp_producer = {
+	.budget = SRNIC_RESP_TX_BUDGET,
+	.tx = srnic_resp_tx,
+	.quiet = srnic_resp_quiet,
+	.flush = srnic_resp_flush,
+};

@@ -17,18 +17,18 @@
 #include "srnic.h"
 
 /**
- * srnic_recv_wqe_size() - ring element size of a receive queue
+ * srnic_srq_wqe_size() - ring element size of a receive queue
  * @max_sge: scatter entries per WQE
  *
  * Return: sizeof(struct rxe_recv_wqe) plus @max_sge struct rxe_sge.
  */
-u32 srnic_recv_wqe_size(u32 max_sge)
+u32 srnic_srq_wqe_size(u32 max_sge)
 {
 	return struct_size((struct rxe_recv_wqe *)NULL, dma.sge, max_sge);
 }
 
 /**
- * srnic_recv_wqe_copy() - copy a receive WQE out of a shared ring, validated
+ * srnic_srq_wqe_copy() - copy a receive WQE out of a shared ring, validated
  * @src_in_ring: the WQE in the ring; the producer may rewrite it meanwhile,
  *	so each field is read exactly once and only the copy is used
  * @max_sge: scatter entries the ring's slots hold
@@ -41,8 +41,8 @@ u32 srnic_recv_wqe_size(u32 max_sge)
  * Return: 0, or -EINVAL if num_sge exceeds @max_sge or the lengths
  * overflow 32 bits (the caller completes the WQE in error).
  */
-int srnic_recv_wqe_copy(const struct rxe_recv_wqe *src_in_ring, u32 max_sge,
-			struct srnic_recv_wqe_copy *out)
+int srnic_srq_wqe_copy(const struct rxe_recv_wqe *src_in_ring, u32 max_sge,
+		       struct srnic_recv_wqe_copy *out)
 {
 	const struct rxe_sge *sge = src_in_ring->dma.sge;
 	u32 num_sge, total = 0, i;
@@ -68,7 +68,7 @@ int srnic_recv_wqe_copy(const struct rxe_recv_wqe *src_in_ring, u32 max_sge,
 }
 
 /**
- * srnic_recv_wqe_build() - write a kernel ULP's receive WR into a ring slot
+ * srnic_srq_wqe_build() - write a kernel ULP's receive WR into a ring slot
  * @dst: the slot (kernel ring)
  * @wr: the work request
  * @max_sge: scatter entries the slot holds
@@ -77,8 +77,8 @@ int srnic_recv_wqe_copy(const struct rxe_recv_wqe *src_in_ring, u32 max_sge,
  *
  * Return: 0, or -EINVAL (too many entries, or lengths overflow).
  */
-int srnic_recv_wqe_build(struct rxe_recv_wqe *dst, const struct ib_recv_wr *wr,
-			 u32 max_sge)
+int srnic_srq_wqe_build(struct rxe_recv_wqe *dst, const struct ib_recv_wr *wr,
+			u32 max_sge)
 {
 	u32 total = 0;
 	int i;
@@ -151,8 +151,8 @@ int srnic_srq_pop(struct srnic_srq *srq, struct srnic_recv_wqe_copy *out)
 		err = srnic_queue_corrupt(q) ? -EIO : -EAGAIN;
 		goto out_unlock;
 	}
-	err = srnic_recv_wqe_copy(srnic_queue_consumer_addr(q), srq->max_sge,
-				  out);
+	err = srnic_srq_wqe_copy(srnic_queue_consumer_addr(q), srq->max_sge,
+				 out);
 	srnic_queue_advance_consumer(q);
 	limit = srnic_srq_limit_reached_locked(srq);
 out_unlock:
@@ -216,7 +216,7 @@ static int srnic_create_srq(struct ib_srq *ibsrq,
 	if (err < 0)
 		goto err_destroy_mutex;
 	err = srnic_queue_init(sdev, &srq->rq, udata, &n,
-			       srnic_recv_wqe_size(srq->max_sge),
+			       srnic_srq_wqe_size(srq->max_sge),
 			       SRNIC_QUEUE_FROM_USER, &resp.mi);
 	if (err)
 		goto err_erase_num;
@@ -378,8 +378,8 @@ static int srnic_post_srq_recv(struct ib_srq *ibsrq,
 			err = -ENOMEM;
 			break;
 		}
-		err = srnic_recv_wqe_build(srnic_queue_kproduce_addr(q), wr,
-					   srq->max_sge);
+		err = srnic_srq_wqe_build(srnic_queue_kproduce_addr(q), wr,
+					  srq->max_sge);
 		if (err)
 			break;
 		srnic_queue_kadvance_producer(q);

@@ -24,7 +24,7 @@ struct srnic_dev;
 
 /**
  * struct srnic_recv_wqe_copy - a receive WQE, copied out of its ring and
- *	validated (srnic_recv_wqe_copy())
+ *	validated (srnic_srq_wqe_copy())
  * @wr_id: the work request id, for the completion
  * @num_sge: entries of @sge in use (at most the queue's max_sge)
  * @length: the sum of the @sge lengths (checked not to overflow)
@@ -73,10 +73,10 @@ void srnic_srq_dev_fini(struct srnic_dev *sdev);
 
 int srnic_srq_pop(struct srnic_srq *srq, struct srnic_recv_wqe_copy *out);
 
-u32 srnic_recv_wqe_size(u32 max_sge);
-int srnic_recv_wqe_copy(const struct rxe_recv_wqe *src_in_ring, u32 max_sge,
-			struct srnic_recv_wqe_copy *out);
-int srnic_recv_wqe_build(struct rxe_recv_wqe *dst, const struct ib_recv_wr *wr,
-			 u32 max_sge);
+u32 srnic_srq_wqe_size(u32 max_sge);
+int srnic_srq_wqe_copy(const struct rxe_recv_wqe *src_in_ring, u32 max_sge,
+		       struct srnic_recv_wqe_copy *out);
+int srnic_srq_wqe_build(struct rxe_recv_wqe *dst, const struct ib_recv_wr *wr,
+			u32 max_sge);
 
 #endif /* SRNIC_SRQ_H */

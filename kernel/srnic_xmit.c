@@ -210,99 +210,11 @@ static void srnic_xmit_trace(struct srnic_dev *sdev, struct srnic_qp *qp,
 			   SRNIC_ICRC_LEN, opcode);
 }
 
-/*
- * Local transmit backpressure
- * ---------------------------
- * A QP must not flood the local qdisc: behind a slow or shaped link (htb,
- * a busy NIC) a go-back-N sender that queues faster than the link drains
- * only fills the queue until the qdisc drops (fq_codel, pfifo limit), and
- * every drop costs a whole window of retransmissions. So every packet a QP
- * sends is counted in qp->tx_skbs until the stack lets go of it: the skb
- * destructor (srnic_xmit_skb_done()) runs when the packet is freed - sent
- * by the driver, delivered across a veth (ip_rcv orphans it), or dropped
- * anywhere (qdisc, netem, no neighbour: kfree_skb runs destructors too), or
- * orphaned early by a qdisc that holds packets for long (netem with delay,
- * fq). The TX side stops taking new packets at SRNIC_TX_SKBS_HIGH
- * (srnic_xmit_full()) and the destructor kicks it again when the count
- * falls to SRNIC_TX_SKBS_LOW; the low mark leaves the queue short enough
- * that an AQM (CoDel's 5 ms target at 20 Mbit/s is ~12 KB) sees it drain.
- *
- * The kick is a tasklet (qp->tx_tasklet, srnic_req_tx_tasklet()) that runs
- * the TX side in softirq, not the work item: the queue holds only a few
- * packets' worth of time, and a worker competing with busy-polling
- * processes for the CPU came too late (ib_write_bw over a 20 Mbit/s link
- * reached a quarter of it). Not inline in the destructor either: that may
- * run under the very qdisc lock a transmit would take (a qdisc dropping in
- * its dequeue).
- * Counted in packets, not bytes: a packet costs the qdisc a slot whatever
- * its size, and the path MTU bounds the bytes.
- *
- * Lifetime: the destructor may run long after srnic_xmit() returned, even
- * while the QP is being destroyed, so each counted skb holds a QP
- * reference (qp->ref) taken with refcount_inc_not_zero(): destroy_qp()
- * waits for @released, so it waits for the QP's last packet to leave the
- * stack (bounded: qdiscs drop or send, a downed device resets its queues),
- * and the QP memory, its work item and the module code all outlive every
- * destructor call. Once destroy dropped the last reference no packet can
- * be counted any more: it is dropped. The QP pointer rides in
- * skb_shinfo()->destructor_arg, unused by skbs without zerocopy state
- * (srnic never sets SKBFL_ZEROCOPY_ENABLE), so skb->sk stays NULL as
- * ip_local_out() wants it for a socketless sender.
- */
-#define SRNIC_TX_SKBS_HIGH	16
-#define SRNIC_TX_SKBS_LOW	4
-
-static void srnic_xmit_skb_done(struct sk_buff *skb)
-{
-	struct srnic_qp *qp = skb_shinfo(skb)->destructor_arg;
-
-	if (atomic_dec_return(&qp->tx_skbs) <= SRNIC_TX_SKBS_LOW &&
-	    test_and_clear_bit(SRNIC_TX_BLOCKED, &qp->tx_flags))
-		tasklet_schedule(&qp->tx_tasklet);
-	/* Last: may let destroy_qp() go on (see above). */
-	srnic_qp_put(qp);
-}
-
-static bool srnic_xmit_own(struct srnic_qp *qp, struct sk_buff *skb)
-{
-	if (!refcount_inc_not_zero(&qp->ref))
-		return false;
-	atomic_inc(&qp->tx_skbs);
-	skb_shinfo(skb)->destructor_arg = qp;
-	skb->destructor = srnic_xmit_skb_done;
-	return true;
-}
-
-/**
- * srnic_xmit_full() - must the QP's TX side stop for backpressure?
- * @qp: the QP
- *
- * Return: true when SRNIC_TX_SKBS_HIGH of its packets are still in the
- * local stack; the TX side is then kicked again (srnic_req_kick()) once the
- * count has fallen to SRNIC_TX_SKBS_LOW. Any context.
- */
-bool srnic_xmit_full(struct srnic_qp *qp)
-{
-	if (atomic_read(&qp->tx_skbs) < SRNIC_TX_SKBS_HIGH)
-		return false;
-	set_bit(SRNIC_TX_BLOCKED, &qp->tx_flags);
-	/*
-	 * Pairs with the atomic_dec_return() in srnic_xmit_skb_done(): a
-	 * destructor that did not see the bit has already decremented, so
-	 * this second look sees its count.
-	 */
-	smp_mb__after_atomic();
-	if (atomic_read(&qp->tx_skbs) > SRNIC_TX_SKBS_LOW)
-		return true;
-	clear_bit(SRNIC_TX_BLOCKED, &qp->tx_flags);
-	return false;
-}
-
 /**
  * srnic_xmit() - send a RoCEv2 packet
  * @sdev: the device
- * @qp: the sending QP (its route cache is used, the packet counts in its
- *	backpressure until the stack frees it), or NULL
+ * @qp: the sending QP (its route cache is used), or NULL; a QP's packets
+ *	come through srnic_sched_xmit(), which counts them in its backpressure
  * @av: the path
  * @sport: UDP source port
  * @tclass: IPv4 TOS / IPv6 traffic class, ECN bits included
@@ -329,12 +241,6 @@ int srnic_xmit(struct srnic_dev *sdev, struct srnic_qp *qp,
 	/* data as ECT(0) unless roce_rp/ecn_mark is off; CNPs never */
 	if (skb->data[0] != SRNIC_OPCODE_CNP)
 		tclass = srnic_dcqcn_data_tclass(&sdev->dcqcn, tclass);
-	if (qp && unlikely(!srnic_xmit_own(qp, skb))) {
-		/* The QP is being destroyed. */
-		srnic_count(sdev, SRNIC_CNT_TX_DROPPED);
-		kfree_skb(skb);
-		return -ENODEV;
-	}
 	trailer = srnic_xmit_trailer(skb, pad + SRNIC_ICRC_LEN);
 	if (unlikely(!trailer)) {
 		srnic_count(sdev, SRNIC_CNT_TX_DROPPED);

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 # Style tier: checkpatch --strict per kernel source file, and sparse over the
-# module. Prints one PASS/FAIL line per check and "N passed, N failed".
+# module, and the kernel files' import graph (tools/imports.sh). Prints one
+# PASS/FAIL line per check and "N passed, N failed".
 set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top" || exit 1
@@ -27,6 +28,14 @@ if grep -E 'warning:|error:' <<<"$out"; then
 	ko "sparse (make check) is clean"
 else
 	ok "sparse (make check) is clean"
+fi
+
+# One-way imports between kernel files, from the objects sparse just built.
+if out=$(tools/imports.sh 2>&1); then
+	ok "kernel imports one way (tools/imports.sh)"
+else
+	echo "$out"
+	ko "kernel imports one way (tools/imports.sh)"
 fi
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -553,15 +553,14 @@ static void dcqcn_fixture_init(struct kunit *test, struct dcqcn_fixture *f,
 	KUNIT_ASSERT_NOT_NULL(test, f->sdev);
 	KUNIT_ASSERT_NOT_NULL(test, f->qp);
 	xa_init_flags(&f->sdev->qp_xa, XA_FLAGS_ALLOC | XA_FLAGS_LOCK_BH);
-	srnic_dcqcn_dev_init(f->sdev);
+	srnic_cnp_dev_init(f->sdev);
 	f->qp->sdev = f->sdev;
 	f->qp->ibqp.qp_type = type;
 	f->qp->ibqp.qp_num = 20;
 	refcount_set(&f->qp->ref, 1);
 	init_completion(&f->qp->released);
 	spin_lock_init(&f->qp->req_lock);
-	INIT_WORK(&f->qp->tx_work, srnic_req_work);
-	srnic_req_init(f->qp);
+	srnic_sched_qp_init(f->qp);
 	KUNIT_ASSERT_EQ(test, xa_err(xa_store(&f->sdev->qp_xa, 20, f->qp,
 					      GFP_KERNEL)), 0);
 }
@@ -588,19 +587,19 @@ static void dcqcn_cnp_paces_the_qp(struct kunit *test)
 	dcqcn_fixture_init(test, &f, IB_QPT_RC);
 	f.sdev->dcqcn.rpg_max_rate = 1000;
 	f.qp->attr.path_mtu = IB_MTU_1024;
-	KUNIT_EXPECT_EQ(test, srnic_qp_rate(f.qp), 0ULL);
+	KUNIT_EXPECT_EQ(test, srnic_sched_rate(f.qp), 0ULL);
 
 	srnic_cnp_rp_rcv(f.sdev, &pkt);
 	KUNIT_EXPECT_EQ(test, cnt(&f, SRNIC_CNT_RP_CNP_HANDLED), 1ULL);
 	KUNIT_EXPECT_TRUE(test, f.qp->dcqcn.active);
-	KUNIT_EXPECT_EQ(test, srnic_qp_rate(f.qp), f.qp->dcqcn.rc);
-	KUNIT_EXPECT_LT(test, srnic_qp_rate(f.qp), MBPS(1000));
+	KUNIT_EXPECT_EQ(test, srnic_sched_rate(f.qp), f.qp->dcqcn.rc);
+	KUNIT_EXPECT_LT(test, srnic_sched_rate(f.qp), MBPS(1000));
 	/* a burst of 4 packets of the path MTU (BTH included) */
 	KUNIT_EXPECT_EQ(test, f.qp->pace.burst, 4ULL * (1024 + 12));
 
 	/* the pacer lets the burst out, then holds the QP back */
 	spin_lock_bh(&f.qp->req_lock);
-	ok = srnic_req_pace(f.qp, 1024 + 12);
+	ok = srnic_sched_pace(f.qp, 1024 + 12);
 	spin_unlock_bh(&f.qp->req_lock);
 	KUNIT_EXPECT_TRUE(test, ok);
 
@@ -616,11 +615,11 @@ static void dcqcn_cnp_paces_the_qp(struct kunit *test)
 
 	/* with the RP off, the next packet ends the limit: unpaced again */
 	spin_lock_bh(&f.qp->req_lock);
-	ok = srnic_req_pace(f.qp, 64);
+	ok = srnic_sched_pace(f.qp, 64);
 	spin_unlock_bh(&f.qp->req_lock);
 	KUNIT_EXPECT_TRUE(test, ok);
 	KUNIT_EXPECT_FALSE(test, f.qp->dcqcn.active);
-	KUNIT_EXPECT_EQ(test, srnic_qp_rate(f.qp), 0ULL);
+	KUNIT_EXPECT_EQ(test, srnic_sched_rate(f.qp), 0ULL);
 	dcqcn_fixture_fini(&f);
 }
 
@@ -634,7 +633,7 @@ static void dcqcn_user_rate_limit_kept(struct kunit *test)
 	f.sdev->dcqcn.rpg_max_rate = 1000;
 	f.qp->attr.rate_limit = 8000;			/* kbit/s: 1 MB/s */
 	srnic_cnp_rp_rcv(f.sdev, &pkt);
-	KUNIT_EXPECT_EQ(test, srnic_qp_rate(f.qp), 1000000ULL);
+	KUNIT_EXPECT_EQ(test, srnic_sched_rate(f.qp), 1000000ULL);
 	dcqcn_fixture_fini(&f);
 }
 
@@ -647,7 +646,7 @@ static void dcqcn_cnp_to_ud_ignored(struct kunit *test)
 	srnic_cnp_rp_rcv(f.sdev, &pkt);
 	KUNIT_EXPECT_EQ(test, cnt(&f, SRNIC_CNT_RP_CNP_IGNORED), 1ULL);
 	KUNIT_EXPECT_FALSE(test, f.qp->dcqcn.active);
-	KUNIT_EXPECT_EQ(test, srnic_qp_rate(f.qp), 0ULL);
+	KUNIT_EXPECT_EQ(test, srnic_sched_rate(f.qp), 0ULL);
 	dcqcn_fixture_fini(&f);
 }
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * KUnit: the requester's token-bucket pacer (srnic_req_pace()), the hook
+ * KUnit: the TX scheduler's token-bucket pacer (srnic_sched_pace()), the hook
  * congestion control drives.
  */
 #include <kunit/test.h>
@@ -14,8 +14,7 @@ static struct srnic_qp *srnic_pace_qp(struct kunit *test, u64 rate,
 
 	KUNIT_ASSERT_NOT_NULL(test, qp);
 	spin_lock_init(&qp->req_lock);
-	INIT_WORK(&qp->tx_work, srnic_req_work);
-	srnic_req_init(qp);
+	srnic_sched_qp_init(qp);
 	qp->pace.rate = rate;
 	qp->pace.burst = burst;
 	qp->pace.tokens = burst;
@@ -28,7 +27,7 @@ static bool srnic_pace_try(struct srnic_qp *qp, u32 bytes)
 	bool ok;
 
 	spin_lock_bh(&qp->req_lock);
-	ok = srnic_req_pace(qp, bytes);
+	ok = srnic_sched_pace(qp, bytes);
 	spin_unlock_bh(&qp->req_lock);
 	return ok;
 }

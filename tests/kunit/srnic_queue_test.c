@@ -178,7 +178,7 @@ static void init_uses_the_rxe_header_layout(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, sizeof(struct mminfo), 16);
 	KUNIT_EXPECT_EQ(test, sizeof(struct rxe_create_srq_resp), 24);
 	KUNIT_EXPECT_EQ(test, sizeof(struct rxe_recv_wqe), 40);
-	KUNIT_EXPECT_EQ(test, srnic_recv_wqe_size(2), 40 + 2 * 16);
+	KUNIT_EXPECT_EQ(test, srnic_srq_wqe_size(2), 40 + 2 * 16);
 }
 
 static void init_rejects_bad_sizes(struct kunit *test)
@@ -700,7 +700,7 @@ static struct rxe_recv_wqe *twqe(struct kunit *test, u64 wr_id, u32 num_sge,
 	struct rxe_recv_wqe *w;
 	u32 i;
 
-	w = kunit_kzalloc(test, srnic_recv_wqe_size(40), GFP_KERNEL);
+	w = kunit_kzalloc(test, srnic_srq_wqe_size(40), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, w);
 	w->wr_id = wr_id;
 	w->dma.num_sge = num_sge;
@@ -719,7 +719,7 @@ static void recv_wqe_copy_takes_a_valid_wqe(struct kunit *test)
 	struct srnic_recv_wqe_copy out;
 	struct rxe_recv_wqe *w = twqe(test, 77, 3, 100);
 
-	KUNIT_ASSERT_EQ(test, srnic_recv_wqe_copy(w, 4, &out), 0);
+	KUNIT_ASSERT_EQ(test, srnic_srq_wqe_copy(w, 4, &out), 0);
 	KUNIT_EXPECT_EQ(test, out.wr_id, 77ULL);
 	KUNIT_EXPECT_EQ(test, out.num_sge, 3U);
 	KUNIT_EXPECT_EQ(test, out.length, 300U);
@@ -729,16 +729,16 @@ static void recv_wqe_copy_takes_a_valid_wqe(struct kunit *test)
 
 	/* exactly max_sge, and no SGE at all, are fine */
 	w->dma.num_sge = 4;
-	KUNIT_EXPECT_EQ(test, srnic_recv_wqe_copy(w, 4, &out), 0);
+	KUNIT_EXPECT_EQ(test, srnic_srq_wqe_copy(w, 4, &out), 0);
 	KUNIT_EXPECT_EQ(test, out.length, 400U);
 	w->dma.num_sge = 0;
-	KUNIT_EXPECT_EQ(test, srnic_recv_wqe_copy(w, 4, &out), 0);
+	KUNIT_EXPECT_EQ(test, srnic_srq_wqe_copy(w, 4, &out), 0);
 	KUNIT_EXPECT_EQ(test, out.length, 0U);
 
 	/* the total may reach U32_MAX */
 	w = twqe(test, 1, 2, 0x80000000);
 	w->dma.sge[1].length = 0x7fffffff;
-	KUNIT_EXPECT_EQ(test, srnic_recv_wqe_copy(w, 2, &out), 0);
+	KUNIT_EXPECT_EQ(test, srnic_srq_wqe_copy(w, 2, &out), 0);
 	KUNIT_EXPECT_EQ(test, out.length, U32_MAX);
 }
 
@@ -747,15 +747,15 @@ static void recv_wqe_copy_rejects_too_many_sges(struct kunit *test)
 	struct srnic_recv_wqe_copy out;
 	struct rxe_recv_wqe *w = twqe(test, 78, 5, 10);
 
-	KUNIT_EXPECT_EQ(test, srnic_recv_wqe_copy(w, 4, &out), -EINVAL);
+	KUNIT_EXPECT_EQ(test, srnic_srq_wqe_copy(w, 4, &out), -EINVAL);
 	KUNIT_EXPECT_EQ(test, out.wr_id, 78ULL);	/* for the completion */
 	KUNIT_EXPECT_EQ(test, out.num_sge, 0U);
 
 	/* never more than the copy holds, whatever the caller says */
 	w->dma.num_sge = SRNIC_MAX_SGE + 1;
-	KUNIT_EXPECT_EQ(test, srnic_recv_wqe_copy(w, 40, &out), -EINVAL);
+	KUNIT_EXPECT_EQ(test, srnic_srq_wqe_copy(w, 40, &out), -EINVAL);
 	w->dma.num_sge = 0xffffffff;
-	KUNIT_EXPECT_EQ(test, srnic_recv_wqe_copy(w, 40, &out), -EINVAL);
+	KUNIT_EXPECT_EQ(test, srnic_srq_wqe_copy(w, 40, &out), -EINVAL);
 }
 
 static void recv_wqe_copy_rejects_length_overflow(struct kunit *test)
@@ -763,11 +763,11 @@ static void recv_wqe_copy_rejects_length_overflow(struct kunit *test)
 	struct srnic_recv_wqe_copy out;
 	struct rxe_recv_wqe *w = twqe(test, 79, 2, 0x80000000);
 
-	KUNIT_EXPECT_EQ(test, srnic_recv_wqe_copy(w, 4, &out), -EINVAL);
+	KUNIT_EXPECT_EQ(test, srnic_srq_wqe_copy(w, 4, &out), -EINVAL);
 	KUNIT_EXPECT_EQ(test, out.wr_id, 79ULL);
 	w = twqe(test, 80, 3, 0x7fffffff);
 	w->dma.sge[2].length = 2;
-	KUNIT_EXPECT_EQ(test, srnic_recv_wqe_copy(w, 4, &out), -EINVAL);
+	KUNIT_EXPECT_EQ(test, srnic_srq_wqe_copy(w, 4, &out), -EINVAL);
 }
 
 static void recv_wqe_build_checks_the_wr(struct kunit *test)
@@ -781,19 +781,19 @@ static void recv_wqe_build_checks_the_wr(struct kunit *test)
 	struct ib_recv_wr wr = { .wr_id = 5, .sg_list = sg, .num_sge = 2 };
 	struct srnic_recv_wqe_copy out;
 
-	KUNIT_ASSERT_EQ(test, srnic_recv_wqe_build(w, &wr, 2), 0);
+	KUNIT_ASSERT_EQ(test, srnic_srq_wqe_build(w, &wr, 2), 0);
 	KUNIT_EXPECT_EQ(test, w->dma.length, 24U);
 	KUNIT_EXPECT_EQ(test, w->dma.resid, 24U);
 	KUNIT_EXPECT_EQ(test, w->dma.cur_sge, 0U);
-	KUNIT_ASSERT_EQ(test, srnic_recv_wqe_copy(w, 2, &out), 0);
+	KUNIT_ASSERT_EQ(test, srnic_srq_wqe_copy(w, 2, &out), 0);
 	KUNIT_EXPECT_EQ(test, out.wr_id, 5ULL);
 	KUNIT_EXPECT_EQ(test, out.sge[1].addr, 0x20ULL);
 
 	wr.num_sge = 3;
-	KUNIT_EXPECT_EQ(test, srnic_recv_wqe_build(w, &wr, 2), -EINVAL);
-	KUNIT_EXPECT_EQ(test, srnic_recv_wqe_build(w, &wr, 3), -EINVAL);
+	KUNIT_EXPECT_EQ(test, srnic_srq_wqe_build(w, &wr, 2), -EINVAL);
+	KUNIT_EXPECT_EQ(test, srnic_srq_wqe_build(w, &wr, 3), -EINVAL);
 	wr.num_sge = -1;
-	KUNIT_EXPECT_EQ(test, srnic_recv_wqe_build(w, &wr, 3), -EINVAL);
+	KUNIT_EXPECT_EQ(test, srnic_srq_wqe_build(w, &wr, 3), -EINVAL);
 	KUNIT_EXPECT_EQ(test, w->wr_id, 5ULL);	/* untouched on error */
 }
 

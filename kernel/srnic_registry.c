@@ -1,0 +1,154 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * srnic registry: which RDMA device a netdev has. srnic's own devices are
+ * found in ib_core's netdev hash (srnic_dev_get_by_netdev(): the receive
+ * path and the link code); other drivers' devices there or, for drivers
+ * that report their netdev only through the get_netdev op, in the list an
+ * ib_client keeps (srnic_other_dev_get_by_netdev(): srnic refuses a netdev
+ * that has one, see srnic_main.c).
+ *
+ * Beneath the device, link and receive code, which all ask it; it asks
+ * nothing of theirs.
+ */
+#include <linux/module.h>
+#include <linux/slab.h>
+
+#include "srnic.h"
+
+/**
+ * srnic_dev_get_by_netdev() - the srnic device bound to a netdev
+ * @ndev: the netdev
+ *
+ * Return: the device with a reference held (release with
+ * ib_device_put(&sdev->ib_dev)), or NULL.
+ */
+struct srnic_dev *srnic_dev_get_by_netdev(struct net_device *ndev)
+{
+	struct ib_device *ibdev;
+
+	ibdev = ib_device_get_by_netdev(ndev, RDMA_DRIVER_RXE);
+	if (!ibdev)
+		return NULL;
+	/* Never rdma_rxe's (srnic_main.c keeps it out), but be sure. */
+	if (ibdev->ops.owner != THIS_MODULE) {
+		ib_device_put(ibdev);
+		return NULL;
+	}
+	return to_srnic_dev(ibdev);
+}
+
+/* An RDMA device of another driver, as srnic_client sees it. */
+struct srnic_other_dev {
+	struct list_head list;
+	struct ib_device *ibdev;
+};
+
+/* Protects srnic_other_devs. */
+static DEFINE_MUTEX(srnic_other_mutex);
+/* Every registered ib_device that is not srnic's (struct srnic_other_dev). */
+static LIST_HEAD(srnic_other_devs);
+
+static struct ib_client srnic_client;
+
+static int srnic_client_add(struct ib_device *ibdev)
+{
+	struct srnic_other_dev *other;
+
+	if (ibdev->ops.owner == THIS_MODULE)
+		return -EOPNOTSUPP;
+	other = kzalloc(sizeof(*other), GFP_KERNEL);
+	if (!other)
+		return -ENOMEM;
+	other->ibdev = ibdev;
+	mutex_lock(&srnic_other_mutex);
+	list_add_tail(&other->list, &srnic_other_devs);
+	mutex_unlock(&srnic_other_mutex);
+	ib_set_client_data(ibdev, &srnic_client, other);
+	return 0;
+}
+
+static void srnic_client_remove(struct ib_device *ibdev, void *client_data)
+{
+	struct srnic_other_dev *other = client_data;
+
+	mutex_lock(&srnic_other_mutex);
+	list_del(&other->list);
+	mutex_unlock(&srnic_other_mutex);
+	kfree(other);
+}
+
+/* Tracks other drivers' devices; no kverbs needed (siw, for one, has none). */
+static struct ib_client srnic_client = {
+	.name = "srnic",
+	.add = srnic_client_add,
+	.remove = srnic_client_remove,
+	.no_kverbs_req = 1,
+};
+
+/* Does @ibdev report @ndev through the legacy get_netdev op on some port? */
+static bool srnic_other_dev_uses(struct ib_device *ibdev,
+				 struct net_device *ndev)
+{
+	struct net_device *port_ndev;
+	u32 port;
+
+	lockdep_assert_held(&srnic_other_mutex);
+	if (!ibdev->ops.get_netdev)
+		return false;
+	rdma_for_each_port(ibdev, port) {
+		port_ndev = ibdev->ops.get_netdev(ibdev, port);
+		if (!port_ndev)
+			continue;
+		dev_put(port_ndev);
+		if (port_ndev == ndev)
+			return true;
+	}
+	return false;
+}
+
+/**
+ * srnic_other_dev_get_by_netdev() - another driver's RDMA device on a netdev
+ * @ndev: the netdev
+ *
+ * Drivers that bind their ports with ib_device_set_netdev() (siw, mlx5 from
+ * Linux 6.13) are found in ib_core's netdev hash; older ones report the
+ * netdev only through their get_netdev op (mlx4, mlx5 before 6.13, bnxt_re,
+ * ...), so srnic_client's list of devices is asked too.
+ *
+ * Return: the device with a reference held (release with ib_device_put()),
+ * or NULL.
+ */
+struct ib_device *srnic_other_dev_get_by_netdev(struct net_device *ndev)
+{
+	struct srnic_other_dev *other;
+	struct ib_device *ibdev;
+
+	/* RDMA_DRIVER_UNKNOWN matches a device of any driver. */
+	ibdev = ib_device_get_by_netdev(ndev, RDMA_DRIVER_UNKNOWN);
+	if (ibdev) {
+		if (ibdev->ops.owner != THIS_MODULE)
+			return ibdev;
+		ib_device_put(ibdev);
+	}
+	ibdev = NULL;
+	mutex_lock(&srnic_other_mutex);
+	list_for_each_entry(other, &srnic_other_devs, list) {
+		if (srnic_other_dev_uses(other->ibdev, ndev) &&
+		    ib_device_try_get(other->ibdev)) {
+			ibdev = other->ibdev;
+			break;
+		}
+	}
+	mutex_unlock(&srnic_other_mutex);
+	return ibdev;
+}
+
+int srnic_registry_init(void)
+{
+	return ib_register_client(&srnic_client);
+}
+
+void srnic_registry_exit(void)
+{
+	ib_unregister_client(&srnic_client);
+}

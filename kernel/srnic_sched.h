@@ -1,0 +1,79 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * srnic TX scheduler (srnic_sched.c): the one place a QP's packets are
+ * sent from. Each QP has producers - the responder (READ responses, atomic
+ * and deferred ACKs) and the requester (requests, retransmissions) -
+ * registered on it when it is created (qp->producers, responder first: its
+ * packets answer the peer and must not wait behind a train of requests).
+ * A run of the scheduler asks each producer in turn for packets; anything
+ * may ask for a run (srnic_sched_kick(), srnic_sched_kick_now()) without
+ * knowing who produces, as with a work_struct.
+ */
+#ifndef SRNIC_SCHED_H
+#define SRNIC_SCHED_H
+
+#include <linux/types.h>
+
+struct sk_buff;
+struct srnic_av;
+struct srnic_qp;
+
+/**
+ * struct srnic_tx_run - one run of a QP's TX side, on one CPU
+ * @qp: the QP
+ * @budget: packets the producer being asked may still send in this run
+ *
+ * Producers hand every packet to srnic_sched_send() with the run. Issue 13
+ * (batching: a QP's train of packets as one unit, xmit_more, skb lists) goes
+ * there: the run collects the packets and the scheduler flushes them after
+ * each producer's turn. Today each packet leaves at once.
+ */
+struct srnic_tx_run {
+	struct srnic_qp		*qp;
+	unsigned int		budget;
+};
+
+/**
+ * struct srnic_producer - one source of a QP's packets
+ * @budget: packets it sends in one run before the TX side yields the CPU
+ * @tx: send up to @run's budget packets through srnic_sched_send(); true
+ *	if it has more to send (the scheduler runs again later)
+ * @quiet: nothing it sent may still be overtaken, nothing waits to go
+ *	(takes its own locks): the TX side may move to another CPU
+ * @flush: the QP is in the error state: complete what it holds with
+ *	IB_WC_WR_FLUSH_ERR (srnic_qp_flush())
+ */
+struct srnic_producer {
+	unsigned int budget;
+	bool (*tx)(struct srnic_qp *qp, struct srnic_tx_run *run);
+	bool (*quiet)(struct srnic_qp *qp);
+	void (*flush)(struct srnic_qp *qp);
+};
+
+/* Producers a QP may have: the responder and the requester. */
+#define SRNIC_SCHED_PRODUCERS	2
+
+/* qp->tx_flags */
+enum {
+	SRNIC_TX_RUNNING,	/* tx body is running somewhere */
+	SRNIC_TX_AGAIN,		/* run it once more when it finishes */
+	SRNIC_TX_BLOCKED,	/* stopped by srnic_sched_full(): kick at low mark */
+};
+
+int srnic_sched_init(void);
+void srnic_sched_exit(void);
+void srnic_sched_qp_init(struct srnic_qp *qp);
+void srnic_sched_kick(struct srnic_qp *qp);
+void srnic_sched_kick_now(struct srnic_qp *qp);
+int srnic_sched_send(struct srnic_tx_run *run, const struct srnic_av *av,
+		     u8 tclass, struct sk_buff *skb, unsigned int pad);
+int srnic_sched_xmit(struct srnic_qp *qp, const struct srnic_av *av,
+		     u16 sport, u8 tclass, struct sk_buff *skb,
+		     unsigned int pad);
+bool srnic_sched_full(struct srnic_qp *qp);
+void srnic_sched_set_rate(struct srnic_qp *qp, u32 kbps);
+bool srnic_sched_pace(struct srnic_qp *qp, u32 bytes);
+void srnic_sched_rate_changed(struct srnic_qp *qp, int why);
+u64 srnic_sched_rate(struct srnic_qp *qp);
+
+#endif /* SRNIC_SCHED_H */

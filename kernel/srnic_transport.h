@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * srnic transport: the prototypes of its files, one block per file (the QP
+ * core and verbs are in srnic_qp.h, the scheduler in srnic_sched.h, the
+ * address handles in srnic_av.h). See srnic.h for their layering.
+ */
+#ifndef SRNIC_TRANSPORT_H
+#define SRNIC_TRANSPORT_H
+
+#include "srnic_av.h"
+#include "srnic_pkt.h"
+#include "srnic_qp.h"
+#include "srnic_sched.h"
+
+/* srnic_req.c: requester (send queue) and completer glue */
+extern const struct srnic_producer srnic_req_producer;
+int srnic_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
+		    const struct ib_send_wr **bad_wr);
+void srnic_req_arm_timer(struct srnic_qp *qp);
+unsigned long srnic_req_timeout(struct srnic_qp *qp);
+bool srnic_req_idle(struct srnic_qp *qp);
+void srnic_req_retrans_timer(struct timer_list *t);
+void srnic_req_rnr_timer(struct timer_list *t);
+void srnic_req_flush(struct srnic_qp *qp);
+
+/* srnic_resp.c: responder (receive queue) */
+extern const struct srnic_producer srnic_resp_producer;
+int srnic_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
+		    const struct ib_recv_wr **bad_wr);
+void srnic_resp_flush(struct srnic_qp *qp);
+void srnic_resp_rcv(struct srnic_qp *qp, struct srnic_pkt *pkt);
+
+/* srnic_comp.c: completer */
+void srnic_comp_rcv(struct srnic_qp *qp, struct srnic_pkt *pkt);
+bool srnic_comp_retire(struct srnic_qp *qp);
+void srnic_comp_fail_oldest(struct srnic_qp *qp, enum ib_wc_status status);
+
+/* srnic_xmit.c */
+struct sk_buff *srnic_xmit_alloc(unsigned int hdr_len, unsigned int room);
+int srnic_xmit(struct srnic_dev *sdev, struct srnic_qp *qp,
+	       const struct srnic_av *av, u16 sport, u8 tclass,
+	       struct sk_buff *skb, unsigned int pad);
+
+/* srnic_cnp.c: CNPs (the reaction point's pacer glue: srnic_sched.c) */
+void srnic_cnp_build(struct srnic_cnp *cnp, u32 dqpn);
+void srnic_cnp_np_rcv(struct srnic_qp *qp, struct srnic_pkt *pkt);
+void srnic_cnp_rp_rcv(struct srnic_dev *sdev, struct srnic_pkt *pkt);
+
+/* srnic_recv.c */
+int srnic_udp_encap_recv(struct sock *sk, struct sk_buff *skb);
+
+#endif /* SRNIC_TRANSPORT_H */
