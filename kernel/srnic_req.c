@@ -565,6 +565,100 @@ static bool srnic_req_next_goes(struct srnic_qp *qp)
 }
 
 /*
+ * May the next packet of @wqe go, as far as an RC QP's window and READ
+ * credits (max_rd_atomic) go?
+ */
+static bool srnic_req_window_open(struct srnic_qp *qp,
+				  const struct srnic_send_wqe *wqe)
+{
+	bool is_read = wqe->opcode == IB_WR_RDMA_READ;
+
+	/*
+	 * The window counts from a request's first PSN. A READ resumed part
+	 * way (after a rewind) starts inside its own response range, which
+	 * may reach past the window: it was let through whole before, and
+	 * held back now it could never be asked again (the QP hung, with no
+	 * timer running).
+	 */
+	if (srnic_psn_cmp(is_read && wqe->sent ? wqe->first_psn : qp->req.psn,
+			  srnic_psn_add(qp->req.acked_psn,
+					SRNIC_MAX_INFLIGHT_PKTS)) >= 0)
+		return false;
+	/* A READ resumed part way (@sent: the rest) is a request too. */
+	if ((is_read || srnic_wr_is_atomic(wqe->opcode)) &&
+	    qp->req.rd_outstanding >= max_t(u32, qp->attr.max_rd_atomic, 1))
+		return false;
+	return true;
+}
+
+/*
+ * Does the RC packet at @pos ask for an ACK? AckReq every
+ * SRNIC_ACKREQ_EVERY packets, and on a message's last packet unless
+ * another request goes right after it (which then asks for both): one ACK
+ * per small message halved the message rate. While DCQCN slows the QP
+ * down, also every eighth of the retransmit timeout, or 64 packets could
+ * take longer than the timeout (an ACK for every packet cost the paced
+ * sender much of its rate in a VM).
+ */
+static bool srnic_req_ackreq(struct srnic_qp *qp, enum srnic_pkt_pos pos)
+{
+	bool ackreq;
+
+	ackreq = ((pos & SRNIC_POS_LAST) && !srnic_req_next_goes(qp)) ||
+		 ++qp->req.since_ackreq >= SRNIC_ACKREQ_EVERY ||
+		 (qp->dcqcn.active &&
+		  ktime_get_ns() - qp->req.ackreq_ns >=
+		  jiffies_to_nsecs(srnic_req_timeout(qp)) / 8);
+	if (ackreq) {
+		qp->req.since_ackreq = 0;
+		if (qp->dcqcn.active)
+			qp->req.ackreq_ns = ktime_get_ns();
+	}
+	return ackreq;
+}
+
+/*
+ * Write the extension headers that @flags (the opcode's) name at @p, right
+ * after the BTH, in the order srnic_recv_ext_hdrs() reads them (IBA 9.2).
+ */
+static void srnic_req_ext_hdrs(struct srnic_qp *qp,
+			       const struct srnic_send_wqe *wqe, void *p,
+			       u32 flags)
+{
+	if (flags & SRNIC_OPF_RETH) {
+		/* A resumed READ asks for the rest only. */
+		if (wqe->opcode == IB_WR_RDMA_READ)
+			srnic_reth_set(p, wqe->remote_addr + wqe->sent,
+				       wqe->rkey, wqe->length - wqe->sent);
+		else
+			srnic_reth_set(p, wqe->remote_addr, wqe->rkey,
+				       wqe->length);
+		p += SRNIC_RETH_LEN;
+	}
+	if (flags & SRNIC_OPF_DETH) {
+		u32 qkey = (wqe->remote_qkey & 0x80000000) ? qp->attr.qkey :
+							     wqe->remote_qkey;
+
+		srnic_deth_set(p, qkey, srnic_qpn(qp));
+		p += SRNIC_DETH_LEN;
+	}
+	if (flags & SRNIC_OPF_ATMETH) {
+		u64 swap_add = wqe->opcode == IB_WR_ATOMIC_CMP_AND_SWP ?
+			       wqe->swap : wqe->compare_add;
+
+		srnic_atmeth_set(p, wqe->remote_addr, wqe->rkey, swap_add,
+				 wqe->compare_add);
+		p += SRNIC_ATMETH_LEN;
+	}
+	if (flags & SRNIC_OPF_IMMDT) {
+		memcpy(p, &wqe->ex, SRNIC_IMMDT_LEN);
+		p += SRNIC_IMMDT_LEN;
+	}
+	if (flags & SRNIC_OPF_IETH)
+		put_unaligned_be32(wqe->ex, p);
+}
+
+/*
  * Build the next packet of @wqe. Returns 1 when a packet was built, 0 when
  * the window, read credits or pacing stop us, or a negative errno when the
  * WQE cannot be sent (it is then completed in error).
@@ -583,25 +677,11 @@ static int srnic_req_build(struct srnic_qp *qp, struct srnic_send_wqe *wqe,
 	enum srnic_pkt_pos pos = 0;
 	struct srnic_bth *bth;
 	struct sk_buff *skb;
-	void *p;
 	int opcode, err;
 	bool ackreq;
 	u32 psn = qp->req.psn;
 
-	/*
-	 * The window counts from a request's first PSN. A READ resumed part
-	 * way (after a rewind) starts inside its own response range, which
-	 * may reach past the window: it was let through whole before, and
-	 * held back now it could never be asked again (the QP hung, with no
-	 * timer running).
-	 */
-	if (rc && srnic_psn_cmp(is_read && wqe->sent ? wqe->first_psn : psn,
-				srnic_psn_add(qp->req.acked_psn,
-					      SRNIC_MAX_INFLIGHT_PKTS)) >= 0)
-		return 0;
-	/* A READ resumed part way (@sent: the rest) is a request too. */
-	if (rc && (is_read || is_atomic) &&
-	    qp->req.rd_outstanding >= max_t(u32, qp->attr.max_rd_atomic, 1))
+	if (rc && !srnic_req_window_open(qp, wqe))
 		return 0;
 
 	if (is_read || is_atomic) {
@@ -628,25 +708,7 @@ static int srnic_req_build(struct srnic_qp *qp, struct srnic_send_wqe *wqe,
 	if (!skb)
 		return err == -ENOMEM ? -ENOMEM : -EACCES;
 
-	/*
-	 * AckReq every SRNIC_ACKREQ_EVERY packets, and on a message's last
-	 * packet unless another request goes right after it (which then
-	 * asks for both): one ACK per small message halved the message
-	 * rate. While DCQCN slows the QP down, also every eighth of the
-	 * retransmit timeout, or 64 packets could take longer than the
-	 * timeout (an ACK for every packet cost the paced sender much of
-	 * its rate in a VM).
-	 */
-	ackreq = rc && (((pos & SRNIC_POS_LAST) && !srnic_req_next_goes(qp)) ||
-			++qp->req.since_ackreq >= SRNIC_ACKREQ_EVERY ||
-			(qp->dcqcn.active &&
-			 ktime_get_ns() - qp->req.ackreq_ns >=
-			 jiffies_to_nsecs(srnic_req_timeout(qp)) / 8));
-	if (ackreq) {
-		qp->req.since_ackreq = 0;
-		if (qp->dcqcn.active)
-			qp->req.ackreq_ns = ktime_get_ns();
-	}
+	ackreq = rc && srnic_req_ackreq(qp, pos);
 	bth = (struct srnic_bth *)skb->data;
 	srnic_bth_init(bth, opcode,
 		       (pos & SRNIC_POS_LAST) &&
@@ -654,40 +716,7 @@ static int srnic_req_build(struct srnic_qp *qp, struct srnic_send_wqe *wqe,
 		       false, pad, SRNIC_DEFAULT_PKEY,
 		       ud ? wqe->remote_qpn : qp->attr.dest_qp_num,
 		       ackreq, psn);
-	p = bth + 1;
-	if (srnic_opcode_info(opcode)->flags & SRNIC_OPF_RETH) {
-		/* A resumed READ asks for the rest only. */
-		if (is_read)
-			srnic_reth_set(p, wqe->remote_addr + wqe->sent,
-				       wqe->rkey, remaining);
-		else
-			srnic_reth_set(p, wqe->remote_addr, wqe->rkey,
-				       wqe->length);
-		p += SRNIC_RETH_LEN;
-	}
-	if (srnic_opcode_info(opcode)->flags & SRNIC_OPF_DETH) {
-		u32 qkey = (wqe->remote_qkey & 0x80000000) ? qp->attr.qkey :
-							     wqe->remote_qkey;
-
-		srnic_deth_set(p, qkey, srnic_qpn(qp));
-		p += SRNIC_DETH_LEN;
-	}
-	if (srnic_opcode_info(opcode)->flags & SRNIC_OPF_ATMETH) {
-		u64 swap_add = wqe->opcode == IB_WR_ATOMIC_CMP_AND_SWP ?
-			       wqe->swap : wqe->compare_add;
-
-		srnic_atmeth_set(p, wqe->remote_addr, wqe->rkey, swap_add,
-				 wqe->compare_add);
-		p += SRNIC_ATMETH_LEN;
-	}
-	if (srnic_opcode_info(opcode)->flags & SRNIC_OPF_IMMDT) {
-		memcpy(p, &wqe->ex, SRNIC_IMMDT_LEN);
-		p += SRNIC_IMMDT_LEN;
-	}
-	if (srnic_opcode_info(opcode)->flags & SRNIC_OPF_IETH) {
-		put_unaligned_be32(wqe->ex, p);
-		p += SRNIC_IETH_LEN;
-	}
+	srnic_req_ext_hdrs(qp, wqe, bth + 1, srnic_opcode_info(opcode)->flags);
 
 	if (wqe->sent == 0)
 		wqe->first_psn = psn;
