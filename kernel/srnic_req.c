@@ -811,6 +811,37 @@ static bool srnic_req_timer_grace(struct srnic_qp *qp)
 	return true;
 }
 
+/* Go-back-N: post the WQEs from slot @i on again, to be sent whole. */
+static void srnic_req_repost_from(struct srnic_qp *qp, u32 i)
+{
+	u32 mask = qp->sq.index_mask;
+
+	lockdep_assert_held(&qp->req_lock);
+	for (; i != qp->req.fetch; i = (i + 1) & mask) {
+		struct srnic_send_wqe *wqe = srnic_swqe(qp, i);
+
+		/*
+		 * Resent in PSN order from here, also a READ or atomic that
+		 * is done already (answered out of order): skipping it gave
+		 * every WQE after it the PSNs of the one before, so that the
+		 * responder took a READ for another, answered it with that
+		 * one's data (or, checking the VA, never) and the QP died
+		 * of retry exhaustion. Failed WQEs (no PSNs) stay done.
+		 */
+		if (srnic_wr_is_local(wqe->opcode) ||
+		    (wqe->state == SRNIC_WQE_DONE &&
+		     wqe->status != IB_WC_SUCCESS))
+			continue;
+		if (wqe->state != SRNIC_WQE_POSTED) {
+			srnic_count(qp->sdev, SRNIC_CNT_RETRANSMITS);
+			qp->req.retransmits++;
+		}
+		wqe->state = SRNIC_WQE_POSTED;
+		wqe->sent = 0;
+		wqe->acked_bytes = 0;
+	}
+}
+
 /* Rewind to the oldest unacknowledged WQE for go-back-N. */
 static void srnic_req_rewind(struct srnic_qp *qp)
 {
@@ -841,29 +872,7 @@ static void srnic_req_rewind(struct srnic_qp *qp)
 	qp->req.rd_outstanding = 0;
 	if (resume->opcode == IB_WR_RDMA_READ)
 		read_done = resume->acked_bytes;
-	for (; i != qp->req.fetch; i = (i + 1) & mask) {
-		struct srnic_send_wqe *wqe = srnic_swqe(qp, i);
-
-		/*
-		 * Resent in PSN order from here, also a READ or atomic that
-		 * is done already (answered out of order): skipping it gave
-		 * every WQE after it the PSNs of the one before, so that the
-		 * responder took a READ for another, answered it with that
-		 * one's data (or, checking the VA, never) and the QP died
-		 * of retry exhaustion. Failed WQEs (no PSNs) stay done.
-		 */
-		if (srnic_wr_is_local(wqe->opcode) ||
-		    (wqe->state == SRNIC_WQE_DONE &&
-		     wqe->status != IB_WC_SUCCESS))
-			continue;
-		if (wqe->state != SRNIC_WQE_POSTED) {
-			srnic_count(qp->sdev, SRNIC_CNT_RETRANSMITS);
-			qp->req.retransmits++;
-		}
-		wqe->state = SRNIC_WQE_POSTED;
-		wqe->sent = 0;
-		wqe->acked_bytes = 0;
-	}
+	srnic_req_repost_from(qp, i);
 	/*
 	 * A READ resumes at its first missing response: the request asks
 	 * for the rest only, from that PSN (IBA 9.7.4.1.4; the responder
@@ -925,6 +934,58 @@ static void srnic_req_fail(struct srnic_qp *qp, struct srnic_send_wqe *wqe,
 }
 
 /*
+ * May the requester send (state, stopped, RNR wait)? Rewinds for a retry
+ * and fetches what was posted first. Flushes in the error state.
+ */
+static bool srnic_req_may_go(struct srnic_qp *qp, enum ib_qp_state state,
+			     struct srnic_req_pkt *pkt)
+{
+	lockdep_assert_held(&qp->req_lock);
+	if (state == IB_QPS_ERR) {
+		/* WQEs posted in the error state are flushed (IBA 10.8.3.2). */
+		srnic_req_flush_locked(qp);
+		return false;
+	}
+	if (state != IB_QPS_RTS && state != IB_QPS_SQD)
+		return false;
+	if (qp->req.stopped || qp->req.rnr_wait)
+		return false;
+	if (qp->req.need_retry)
+		srnic_req_rewind(qp);
+	if (!srnic_req_fetch(qp)) {
+		/* The user broke the SQ's producer index: the QP fails. */
+		srnic_count(qp->sdev, SRNIC_CNT_RING_INDEX_ERR);
+		qp->req.stopped = true;
+		pkt->fatal = true;
+		return false;
+	}
+	return true;
+}
+
+/*
+ * Past a fully sent WQE (@wqe, at @cur) at once, so that an ACK racing with
+ * the transmission finds it outstanding. UC and UD need no ACK: done once
+ * the last packet is out.
+ */
+static void srnic_req_past_sent(struct srnic_qp *qp,
+				struct srnic_send_wqe *wqe)
+{
+	lockdep_assert_held(&qp->req_lock);
+	if (qp->ibqp.qp_type != IB_QPT_RC)
+		wqe->state = SRNIC_WQE_DONE;
+	/*
+	 * Resent after a rewind, a SEND or WRITE may be acknowledged
+	 * already: the ACK came while it was at @cur, where
+	 * srnic_comp_ack_psn() does not look, and no other ACK may come.
+	 * Complete it.
+	 */
+	else if (!srnic_wr_is_read_atomic(wqe->opcode) &&
+		 srnic_psn_cmp(wqe->last_psn, qp->req.acked_psn) < 0)
+		wqe->state = SRNIC_WQE_DONE;
+	qp->req.cur = (qp->req.cur + 1) & qp->sq.index_mask;
+}
+
+/*
  * Build the next packet to send, or return NULL. Advances @cur past WQEs
  * that are fully sent, completes local operations and UC/UD sends.
  */
@@ -933,27 +994,10 @@ static struct sk_buff *srnic_req_next(struct srnic_qp *qp,
 {
 	u32 mask = qp->sq.index_mask;
 	enum ib_qp_state state = srnic_qp_state(qp);
-	bool rc = qp->ibqp.qp_type == IB_QPT_RC;
 
 	lockdep_assert_held(&qp->req_lock);
-	if (state == IB_QPS_ERR) {
-		/* WQEs posted in the error state are flushed (IBA 10.8.3.2). */
-		srnic_req_flush_locked(qp);
+	if (!srnic_req_may_go(qp, state, pkt))
 		return NULL;
-	}
-	if (state != IB_QPS_RTS && state != IB_QPS_SQD)
-		return NULL;
-	if (qp->req.stopped || qp->req.rnr_wait)
-		return NULL;
-	if (qp->req.need_retry)
-		srnic_req_rewind(qp);
-	if (!srnic_req_fetch(qp)) {
-		/* The user broke the SQ's producer index: the QP fails. */
-		srnic_count(qp->sdev, SRNIC_CNT_RING_INDEX_ERR);
-		qp->req.stopped = true;
-		pkt->fatal = true;
-		return NULL;
-	}
 
 	while (qp->req.cur != qp->req.fetch) {
 		struct srnic_send_wqe *wqe = srnic_swqe(qp, qp->req.cur);
@@ -998,26 +1042,8 @@ static struct sk_buff *srnic_req_next(struct srnic_qp *qp,
 				       pkt);
 			return NULL;
 		}
-		/*
-		 * Past a fully sent WQE at once, so that an ACK racing with
-		 * the transmission finds it outstanding. UC and UD need no
-		 * ACK: done once the last packet is out.
-		 */
-		if (wqe->state == SRNIC_WQE_SENT) {
-			if (!rc)
-				wqe->state = SRNIC_WQE_DONE;
-			/*
-			 * Resent after a rewind, a SEND or WRITE may be
-			 * acknowledged already: the ACK came while it was at
-			 * @cur, where srnic_comp_ack_psn() does not look, and
-			 * no other ACK may come. Complete it.
-			 */
-			else if (!srnic_wr_is_read_atomic(wqe->opcode) &&
-				 srnic_psn_cmp(wqe->last_psn,
-					       qp->req.acked_psn) < 0)
-				wqe->state = SRNIC_WQE_DONE;
-			qp->req.cur = (qp->req.cur + 1) & mask;
-		}
+		if (wqe->state == SRNIC_WQE_SENT)
+			srnic_req_past_sent(qp, wqe);
 		return pkt->skb;
 	}
 	return NULL;
