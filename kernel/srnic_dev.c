@@ -265,6 +265,58 @@ static int srnic_dev_check_netdev(struct net_device *ndev)
 	return 0;
 }
 
+/* The attributes and verbs of a new device bound to @ndev. */
+static void srnic_dev_init_ibdev(struct ib_device *ibdev,
+				 struct net_device *ndev)
+{
+	ibdev->node_type = RDMA_NODE_IB_CA;
+	ibdev->phys_port_cnt = SRNIC_PORT_NUM;
+	ibdev->num_comp_vectors = num_possible_cpus();
+	ibdev->local_dma_lkey = 0;
+	ibdev->node_guid = srnic_port_guid_from_mac(ndev->dev_addr);
+	strscpy(ibdev->node_desc, SRNIC_DRV_NAME, sizeof(ibdev->node_desc));
+	srnic_dev_set_ops(ibdev);
+	/* rdma-core's rxe provider rings the SQ doorbell with POST_SEND. */
+	ibdev->uverbs_cmd_mask |= BIT_ULL(IB_USER_VERBS_CMD_POST_SEND);
+	/* Off by default in ib_core; rdma-core's rxe provider arms CQs with it. */
+	ibdev->uverbs_cmd_mask |= BIT_ULL(IB_USER_VERBS_CMD_REQ_NOTIFY_CQ);
+}
+
+/*
+ * The last steps of srnic_dev_add(), after ib_register_device(). On error
+ * the device is unregistered, which frees it (srnic_dealloc_driver()).
+ */
+static int srnic_dev_go_live(struct srnic_dev *sdev, const char *name)
+{
+	struct net_device *ndev = sdev->ndev;
+	struct ib_device *ibdev = &sdev->ib_dev;
+	bool gone;
+	int err;
+
+	/*
+	 * From here the netdev notifier finds the device by its netdev. If
+	 * the netdev was unregistered while we registered, the notifier could
+	 * not see us: undo here. After this check it will.
+	 */
+	rtnl_lock();
+	gone = ndev->reg_state != NETREG_REGISTERED;
+	if (!gone)
+		sdev->port_state = srnic_port_state(ndev);
+	rtnl_unlock();
+	if (gone) {
+		/* Frees sdev through srnic_dealloc_driver(). */
+		ib_unregister_device(ibdev);
+		return -ENODEV;
+	}
+	err = srnic_cnp_sysfs_add(sdev);
+	if (err) {
+		pr_err("%s: cannot create the DCQCN sysfs files: %d\n", name, err);
+		ib_unregister_device(ibdev);
+		return err;
+	}
+	return 0;
+}
+
 /**
  * srnic_dev_add() - create and register an srnic device on a netdev
  * @name: the ib_device name asked for with "rdma link add"
@@ -279,7 +331,6 @@ int srnic_dev_add(const char *name, struct net_device *ndev)
 {
 	struct srnic_dev *sdev;
 	struct ib_device *ibdev;
-	bool gone;
 	int err;
 
 	err = srnic_dev_check_name(name);
@@ -306,17 +357,7 @@ int srnic_dev_add(const char *name, struct net_device *ndev)
 	if (err)
 		goto err_dealloc;
 
-	ibdev->node_type = RDMA_NODE_IB_CA;
-	ibdev->phys_port_cnt = SRNIC_PORT_NUM;
-	ibdev->num_comp_vectors = num_possible_cpus();
-	ibdev->local_dma_lkey = 0;
-	ibdev->node_guid = srnic_port_guid_from_mac(ndev->dev_addr);
-	strscpy(ibdev->node_desc, SRNIC_DRV_NAME, sizeof(ibdev->node_desc));
-	srnic_dev_set_ops(ibdev);
-	/* rdma-core's rxe provider rings the SQ doorbell with POST_SEND. */
-	ibdev->uverbs_cmd_mask |= BIT_ULL(IB_USER_VERBS_CMD_POST_SEND);
-	/* Off by default in ib_core; rdma-core's rxe provider arms CQs with it. */
-	ibdev->uverbs_cmd_mask |= BIT_ULL(IB_USER_VERBS_CMD_REQ_NOTIFY_CQ);
+	srnic_dev_init_ibdev(ibdev, ndev);
 
 	err = ib_device_set_netdev(ibdev, ndev, SRNIC_PORT_NUM);
 	if (err)
@@ -330,27 +371,9 @@ int srnic_dev_add(const char *name, struct net_device *ndev)
 	if (err)
 		goto err_net_put;
 
-	/*
-	 * From here the netdev notifier finds the device by its netdev. If
-	 * the netdev was unregistered while we registered, the notifier could
-	 * not see us: undo here. After this check it will.
-	 */
-	rtnl_lock();
-	gone = ndev->reg_state != NETREG_REGISTERED;
-	if (!gone)
-		sdev->port_state = srnic_port_state(ndev);
-	rtnl_unlock();
-	if (gone) {
-		/* Frees sdev through srnic_dealloc_driver(). */
-		ib_unregister_device(ibdev);
-		return -ENODEV;
-	}
-	err = srnic_cnp_sysfs_add(sdev);
-	if (err) {
-		pr_err("%s: cannot create the DCQCN sysfs files: %d\n", name, err);
-		ib_unregister_device(ibdev);
+	err = srnic_dev_go_live(sdev, name);
+	if (err)
 		return err;
-	}
 
 	ibdev_info(ibdev, "created on %s (port %s, active MTU %d)\n",
 		   netdev_name(ndev),

@@ -131,14 +131,11 @@ static void srnic_qp_init_tx(struct srnic_qp *qp)
 	qp->producers[1] = &srnic_req_producer;
 }
 
-static int srnic_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
-			   struct ib_udata *udata)
+/* Can srnic create the QP @init asks for? */
+static int srnic_qp_check_init(struct srnic_dev *sdev,
+			       struct ib_qp_init_attr *init,
+			       struct ib_udata *udata)
 {
-	struct srnic_dev *sdev = to_srnic_dev(ibqp->device);
-	struct srnic_qp *qp = to_srnic_qp(ibqp);
-	struct rxe_create_qp_resp resp = {};
-	int err;
-
 	switch (init->qp_type) {
 	case IB_QPT_RC:
 	case IB_QPT_UC:
@@ -152,13 +149,14 @@ static int srnic_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 		return -EOPNOTSUPP;
 	if (udata && udata->inlen)
 		return -EINVAL;	/* the rxe provider passes no driver data */
-	err = srnic_qp_check_cap(sdev, init);
-	if (err)
-		return err;
-	/* No more than the device reports (max_qp), special QPs included. */
-	if (!atomic_add_unless(&sdev->qp_count, 1, SRNIC_MAX_QP))
-		return -ENOMEM;
+	return srnic_qp_check_cap(sdev, init);
+}
 
+/* The QP's locks, reference and the objects it was created with. */
+static void srnic_qp_init_fields(struct srnic_qp *qp, struct srnic_dev *sdev,
+				 struct ib_qp_init_attr *init,
+				 struct ib_udata *udata)
+{
 	qp->sdev = sdev;
 	qp->is_user = !!udata;
 	refcount_set(&qp->ref, 1);
@@ -173,6 +171,24 @@ static int srnic_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	qp->scq = to_srnic_cq(init->send_cq);
 	qp->rcq = to_srnic_cq(init->recv_cq);
 	qp->srq = init->srq ? to_srnic_srq(init->srq) : NULL;
+}
+
+static int srnic_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
+			   struct ib_udata *udata)
+{
+	struct srnic_dev *sdev = to_srnic_dev(ibqp->device);
+	struct srnic_qp *qp = to_srnic_qp(ibqp);
+	struct rxe_create_qp_resp resp = {};
+	int err;
+
+	err = srnic_qp_check_init(sdev, init, udata);
+	if (err)
+		return err;
+	/* No more than the device reports (max_qp), special QPs included. */
+	if (!atomic_add_unless(&sdev->qp_count, 1, SRNIC_MAX_QP))
+		return -ENOMEM;
+
+	srnic_qp_init_fields(qp, sdev, init, udata);
 	timer_setup(&qp->retrans_timer, srnic_req_retrans_timer, 0);
 	timer_setup(&qp->rnr_timer, srnic_req_rnr_timer, 0);
 	srnic_qp_init_tx(qp);
@@ -360,65 +376,38 @@ static void srnic_qp_reset(struct srnic_qp *qp)
 	}
 }
 
-static int srnic_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
-			   int mask, struct ib_udata *udata)
+/*
+ * Check phase of modify_qp: is the change from @seen (the state the QP was
+ * in) valid, with valid attributes? Sets *@new to the state asked for.
+ */
+static int srnic_modify_qp_check(struct srnic_qp *qp, struct ib_qp_attr *attr,
+				 int mask, enum ib_qp_state seen,
+				 enum ib_qp_state *new)
 {
-	struct srnic_qp *qp = to_srnic_qp(ibqp);
-	enum ib_qp_state seen, cur, new;
-	int err;
+	enum ib_qp_state cur;
 
-	if (mask & ~(IB_QP_ATTR_STANDARD_BITS | IB_QP_RATE_LIMIT))
-		return -EOPNOTSUPP;
-	if (udata && udata->inlen)
-		return -EINVAL;
-
-	spin_lock_bh(&qp->state_lock);
-	seen = qp->state;
-	spin_unlock_bh(&qp->state_lock);
 	cur = (mask & IB_QP_CUR_STATE) ? attr->cur_qp_state : seen;
-	new = (mask & IB_QP_STATE) ? attr->qp_state : cur;
+	*new = (mask & IB_QP_STATE) ? attr->qp_state : cur;
 	/*
 	 * IBA leaves the rate limit to raw packet QPs; srnic paces every QP
 	 * type (and DCQCN will), so take it aside from the IBA mask checks.
 	 */
-	if (!ib_modify_qp_is_ok(cur, new, ibqp->qp_type,
+	if (!ib_modify_qp_is_ok(cur, *new, qp->ibqp.qp_type,
 				mask & ~IB_QP_RATE_LIMIT))
 		return -EINVAL;
 	if ((mask & IB_QP_RATE_LIMIT) &&
-	    (new != IB_QPS_RTS || (attr->rate_limit &&
+	    (*new != IB_QPS_RTS || (attr->rate_limit &&
 	     (attr->rate_limit < SRNIC_RATE_LIMIT_MIN_KBPS ||
 	      attr->rate_limit > SRNIC_RATE_LIMIT_MAX_KBPS))))
 		return -EINVAL;
-	err = srnic_qp_check_attr(qp, attr, mask);
-	if (err)
-		return err;
+	return srnic_qp_check_attr(qp, attr, mask);
+}
 
-	if (mask & IB_QP_AV) {
-		err = srnic_qp_set_av(qp, attr);
-		if (err)
-			return err;
-	}
-	if (mask & IB_QP_MAX_DEST_RD_ATOMIC) {
-		err = srnic_qp_alloc_rd(qp, attr->max_dest_rd_atomic);
-		if (err)
-			return err;
-	}
-
-	spin_lock_bh(&qp->state_lock);
-	/*
-	 * The data path may have moved the QP to ERR (srnic_qp_error()), or
-	 * another modify_qp moved it, since the checks above: the change
-	 * must be valid from the state the QP is in now, or that error would
-	 * be overwritten. Nothing but the AV and the responder's READ
-	 * entries (set above, unused in ERR) has changed yet.
-	 */
-	if (qp->state != seen &&
-	    !ib_modify_qp_is_ok(qp->state,
-				(mask & IB_QP_STATE) ? new : qp->state,
-				ibqp->qp_type, mask & ~IB_QP_RATE_LIMIT)) {
-		spin_unlock_bh(&qp->state_lock);
-		return -EINVAL;
-	}
+/* Copy phase of modify_qp: the attributes in @mask into qp->attr. */
+static void srnic_modify_qp_copy(struct srnic_qp *qp, struct ib_qp_attr *attr,
+				 int mask)
+{
+	lockdep_assert_held(&qp->state_lock);
 	if (mask & IB_QP_ACCESS_FLAGS)
 		qp->attr.qp_access_flags = attr->qp_access_flags;
 	if (mask & IB_QP_PKEY_INDEX)
@@ -452,14 +441,15 @@ static int srnic_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
 		qp->attr.max_dest_rd_atomic = attr->max_dest_rd_atomic;
 	if (mask & IB_QP_DEST_QPN)
 		qp->attr.dest_qp_num = attr->dest_qp_num;
-	if (mask & IB_QP_STATE) {
-		trace_srnic_qp_state(qp->sdev->ib_dev.index, srnic_qpn(qp),
-				     qp->state, new);
-		qp->state = new;
-	}
-	qp->attr.qp_state = qp->state;
-	spin_unlock_bh(&qp->state_lock);
+}
 
+/*
+ * Apply phase of modify_qp, after the QP's attributes and state changed:
+ * what the change means for the requester, the responder and the queues.
+ */
+static void srnic_modify_qp_apply(struct srnic_qp *qp, struct ib_qp_attr *attr,
+				  int mask, enum ib_qp_state new)
+{
 	/*
 	 * UD and GSI QPs never get an AV or a destination QPN: with only
 	 * those two triggers their packets left with UDP source port 0. Any
@@ -509,6 +499,64 @@ static int srnic_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
 			break;
 		}
 	}
+}
+
+static int srnic_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
+			   int mask, struct ib_udata *udata)
+{
+	struct srnic_qp *qp = to_srnic_qp(ibqp);
+	enum ib_qp_state seen, new;
+	int err;
+
+	if (mask & ~(IB_QP_ATTR_STANDARD_BITS | IB_QP_RATE_LIMIT))
+		return -EOPNOTSUPP;
+	if (udata && udata->inlen)
+		return -EINVAL;
+
+	spin_lock_bh(&qp->state_lock);
+	seen = qp->state;
+	spin_unlock_bh(&qp->state_lock);
+	err = srnic_modify_qp_check(qp, attr, mask, seen, &new);
+	if (err)
+		return err;
+
+	if (mask & IB_QP_AV) {
+		err = srnic_qp_set_av(qp, attr);
+		if (err)
+			return err;
+	}
+	if (mask & IB_QP_MAX_DEST_RD_ATOMIC) {
+		err = srnic_qp_alloc_rd(qp, attr->max_dest_rd_atomic);
+		if (err)
+			return err;
+	}
+
+	spin_lock_bh(&qp->state_lock);
+	/*
+	 * The data path may have moved the QP to ERR (srnic_qp_error()), or
+	 * another modify_qp moved it, since the checks above: the change
+	 * must be valid from the state the QP is in now, or that error would
+	 * be overwritten. Nothing but the AV and the responder's READ
+	 * entries (set above, unused in ERR) has changed yet. The check, the
+	 * copy and the state change are one step under state_lock.
+	 */
+	if (qp->state != seen &&
+	    !ib_modify_qp_is_ok(qp->state,
+				(mask & IB_QP_STATE) ? new : qp->state,
+				ibqp->qp_type, mask & ~IB_QP_RATE_LIMIT)) {
+		spin_unlock_bh(&qp->state_lock);
+		return -EINVAL;
+	}
+	srnic_modify_qp_copy(qp, attr, mask);
+	if (mask & IB_QP_STATE) {
+		trace_srnic_qp_state(qp->sdev->ib_dev.index, srnic_qpn(qp),
+				     qp->state, new);
+		qp->state = new;
+	}
+	qp->attr.qp_state = qp->state;
+	spin_unlock_bh(&qp->state_lock);
+
+	srnic_modify_qp_apply(qp, attr, mask, new);
 	return 0;
 }
 

@@ -469,6 +469,100 @@ static bool srnic_req_next_goes(struct srnic_qp *qp)
 }
 
 /*
+ * May the next packet of @wqe go, as far as an RC QP's window and READ
+ * credits (max_rd_atomic) go?
+ */
+static bool srnic_req_window_open(struct srnic_qp *qp,
+				  const struct srnic_send_wqe *wqe)
+{
+	bool is_read = wqe->opcode == IB_WR_RDMA_READ;
+
+	/*
+	 * The window counts from a request's first PSN. A READ resumed part
+	 * way (after a rewind) starts inside its own response range, which
+	 * may reach past the window: it was let through whole before, and
+	 * held back now it could never be asked again (the QP hung, with no
+	 * timer running).
+	 */
+	if (srnic_psn_cmp(is_read && wqe->sent ? wqe->first_psn : qp->req.psn,
+			  srnic_psn_add(qp->req.acked_psn,
+					SRNIC_MAX_INFLIGHT_PKTS)) >= 0)
+		return false;
+	/* A READ resumed part way (@sent: the rest) is a request too. */
+	if ((is_read || srnic_wr_is_atomic(wqe->opcode)) &&
+	    qp->req.rd_outstanding >= max_t(u32, qp->attr.max_rd_atomic, 1))
+		return false;
+	return true;
+}
+
+/*
+ * Does the RC packet at @pos ask for an ACK? AckReq every
+ * SRNIC_ACKREQ_EVERY packets, and on a message's last packet unless
+ * another request goes right after it (which then asks for both): one ACK
+ * per small message halved the message rate. While DCQCN slows the QP
+ * down, also every eighth of the retransmit timeout, or 64 packets could
+ * take longer than the timeout (an ACK for every packet cost the paced
+ * sender much of its rate in a VM).
+ */
+static bool srnic_req_ackreq(struct srnic_qp *qp, enum srnic_pkt_pos pos)
+{
+	bool ackreq;
+
+	ackreq = ((pos & SRNIC_POS_LAST) && !srnic_req_next_goes(qp)) ||
+		 ++qp->req.since_ackreq >= SRNIC_ACKREQ_EVERY ||
+		 (qp->dcqcn.active &&
+		  ktime_get_ns() - qp->req.ackreq_ns >=
+		  jiffies_to_nsecs(srnic_req_timeout(qp)) / 8);
+	if (ackreq) {
+		qp->req.since_ackreq = 0;
+		if (qp->dcqcn.active)
+			qp->req.ackreq_ns = ktime_get_ns();
+	}
+	return ackreq;
+}
+
+/*
+ * Write the extension headers that @flags (the opcode's) name at @p, right
+ * after the BTH, in the order srnic_recv_ext_hdrs() reads them (IBA 9.2).
+ */
+static void srnic_req_ext_hdrs(struct srnic_qp *qp,
+			       const struct srnic_send_wqe *wqe, void *p,
+			       u32 flags)
+{
+	if (flags & SRNIC_OPF_RETH) {
+		/* A resumed READ asks for the rest only. */
+		if (wqe->opcode == IB_WR_RDMA_READ)
+			srnic_reth_set(p, wqe->remote_addr + wqe->sent,
+				       wqe->rkey, wqe->length - wqe->sent);
+		else
+			srnic_reth_set(p, wqe->remote_addr, wqe->rkey,
+				       wqe->length);
+		p += SRNIC_RETH_LEN;
+	}
+	if (flags & SRNIC_OPF_DETH) {
+		u32 qkey = (wqe->remote_qkey & 0x80000000) ? qp->attr.qkey :
+							     wqe->remote_qkey;
+
+		srnic_deth_set(p, qkey, srnic_qpn(qp));
+		p += SRNIC_DETH_LEN;
+	}
+	if (flags & SRNIC_OPF_ATMETH) {
+		u64 swap_add = wqe->opcode == IB_WR_ATOMIC_CMP_AND_SWP ?
+			       wqe->swap : wqe->compare_add;
+
+		srnic_atmeth_set(p, wqe->remote_addr, wqe->rkey, swap_add,
+				 wqe->compare_add);
+		p += SRNIC_ATMETH_LEN;
+	}
+	if (flags & SRNIC_OPF_IMMDT) {
+		memcpy(p, &wqe->ex, SRNIC_IMMDT_LEN);
+		p += SRNIC_IMMDT_LEN;
+	}
+	if (flags & SRNIC_OPF_IETH)
+		put_unaligned_be32(wqe->ex, p);
+}
+
+/*
  * Build the next packet of @wqe. Returns 1 when a packet was built, 0 when
  * the window, read credits or pacing stop us, or a negative errno when the
  * WQE cannot be sent (it is then completed in error).
@@ -487,25 +581,11 @@ static int srnic_req_build(struct srnic_qp *qp, struct srnic_send_wqe *wqe,
 	enum srnic_pkt_pos pos = 0;
 	struct srnic_bth *bth;
 	struct sk_buff *skb;
-	void *p;
 	int opcode, err;
 	bool ackreq;
 	u32 psn = qp->req.psn;
 
-	/*
-	 * The window counts from a request's first PSN. A READ resumed part
-	 * way (after a rewind) starts inside its own response range, which
-	 * may reach past the window: it was let through whole before, and
-	 * held back now it could never be asked again (the QP hung, with no
-	 * timer running).
-	 */
-	if (rc && srnic_psn_cmp(is_read && wqe->sent ? wqe->first_psn : psn,
-				srnic_psn_add(qp->req.acked_psn,
-					      SRNIC_MAX_INFLIGHT_PKTS)) >= 0)
-		return 0;
-	/* A READ resumed part way (@sent: the rest) is a request too. */
-	if (rc && (is_read || is_atomic) &&
-	    qp->req.rd_outstanding >= max_t(u32, qp->attr.max_rd_atomic, 1))
+	if (rc && !srnic_req_window_open(qp, wqe))
 		return 0;
 
 	if (is_read || is_atomic) {
@@ -532,25 +612,7 @@ static int srnic_req_build(struct srnic_qp *qp, struct srnic_send_wqe *wqe,
 	if (!skb)
 		return err == -ENOMEM ? -ENOMEM : -EACCES;
 
-	/*
-	 * AckReq every SRNIC_ACKREQ_EVERY packets, and on a message's last
-	 * packet unless another request goes right after it (which then
-	 * asks for both): one ACK per small message halved the message
-	 * rate. While DCQCN slows the QP down, also every eighth of the
-	 * retransmit timeout, or 64 packets could take longer than the
-	 * timeout (an ACK for every packet cost the paced sender much of
-	 * its rate in a VM).
-	 */
-	ackreq = rc && (((pos & SRNIC_POS_LAST) && !srnic_req_next_goes(qp)) ||
-			++qp->req.since_ackreq >= SRNIC_ACKREQ_EVERY ||
-			(qp->dcqcn.active &&
-			 ktime_get_ns() - qp->req.ackreq_ns >=
-			 jiffies_to_nsecs(srnic_req_timeout(qp)) / 8));
-	if (ackreq) {
-		qp->req.since_ackreq = 0;
-		if (qp->dcqcn.active)
-			qp->req.ackreq_ns = ktime_get_ns();
-	}
+	ackreq = rc && srnic_req_ackreq(qp, pos);
 	bth = (struct srnic_bth *)skb->data;
 	srnic_bth_init(bth, opcode,
 		       (pos & SRNIC_POS_LAST) &&
@@ -558,40 +620,7 @@ static int srnic_req_build(struct srnic_qp *qp, struct srnic_send_wqe *wqe,
 		       false, pad, SRNIC_DEFAULT_PKEY,
 		       ud ? wqe->remote_qpn : qp->attr.dest_qp_num,
 		       ackreq, psn);
-	p = bth + 1;
-	if (srnic_opcode_info(opcode)->flags & SRNIC_OPF_RETH) {
-		/* A resumed READ asks for the rest only. */
-		if (is_read)
-			srnic_reth_set(p, wqe->remote_addr + wqe->sent,
-				       wqe->rkey, remaining);
-		else
-			srnic_reth_set(p, wqe->remote_addr, wqe->rkey,
-				       wqe->length);
-		p += SRNIC_RETH_LEN;
-	}
-	if (srnic_opcode_info(opcode)->flags & SRNIC_OPF_DETH) {
-		u32 qkey = (wqe->remote_qkey & 0x80000000) ? qp->attr.qkey :
-							     wqe->remote_qkey;
-
-		srnic_deth_set(p, qkey, srnic_qpn(qp));
-		p += SRNIC_DETH_LEN;
-	}
-	if (srnic_opcode_info(opcode)->flags & SRNIC_OPF_ATMETH) {
-		u64 swap_add = wqe->opcode == IB_WR_ATOMIC_CMP_AND_SWP ?
-			       wqe->swap : wqe->compare_add;
-
-		srnic_atmeth_set(p, wqe->remote_addr, wqe->rkey, swap_add,
-				 wqe->compare_add);
-		p += SRNIC_ATMETH_LEN;
-	}
-	if (srnic_opcode_info(opcode)->flags & SRNIC_OPF_IMMDT) {
-		memcpy(p, &wqe->ex, SRNIC_IMMDT_LEN);
-		p += SRNIC_IMMDT_LEN;
-	}
-	if (srnic_opcode_info(opcode)->flags & SRNIC_OPF_IETH) {
-		put_unaligned_be32(wqe->ex, p);
-		p += SRNIC_IETH_LEN;
-	}
+	srnic_req_ext_hdrs(qp, wqe, bth + 1, srnic_opcode_info(opcode)->flags);
 
 	if (wqe->sent == 0)
 		wqe->first_psn = psn;
@@ -686,6 +715,37 @@ static bool srnic_req_timer_grace(struct srnic_qp *qp)
 	return true;
 }
 
+/* Go-back-N: post the WQEs from slot @i on again, to be sent whole. */
+static void srnic_req_repost_from(struct srnic_qp *qp, u32 i)
+{
+	u32 mask = qp->sq.index_mask;
+
+	lockdep_assert_held(&qp->req_lock);
+	for (; i != qp->req.fetch; i = (i + 1) & mask) {
+		struct srnic_send_wqe *wqe = srnic_swqe(qp, i);
+
+		/*
+		 * Resent in PSN order from here, also a READ or atomic that
+		 * is done already (answered out of order): skipping it gave
+		 * every WQE after it the PSNs of the one before, so that the
+		 * responder took a READ for another, answered it with that
+		 * one's data (or, checking the VA, never) and the QP died
+		 * of retry exhaustion. Failed WQEs (no PSNs) stay done.
+		 */
+		if (srnic_wr_is_local(wqe->opcode) ||
+		    (wqe->state == SRNIC_WQE_DONE &&
+		     wqe->status != IB_WC_SUCCESS))
+			continue;
+		if (wqe->state != SRNIC_WQE_POSTED) {
+			srnic_count(qp->sdev, SRNIC_CNT_RETRANSMITS);
+			qp->req.retransmits++;
+		}
+		wqe->state = SRNIC_WQE_POSTED;
+		wqe->sent = 0;
+		wqe->acked_bytes = 0;
+	}
+}
+
 /* Rewind to the oldest unacknowledged WQE for go-back-N. */
 static void srnic_req_rewind(struct srnic_qp *qp)
 {
@@ -716,29 +776,7 @@ static void srnic_req_rewind(struct srnic_qp *qp)
 	qp->req.rd_outstanding = 0;
 	if (resume->opcode == IB_WR_RDMA_READ)
 		read_done = resume->acked_bytes;
-	for (; i != qp->req.fetch; i = (i + 1) & mask) {
-		struct srnic_send_wqe *wqe = srnic_swqe(qp, i);
-
-		/*
-		 * Resent in PSN order from here, also a READ or atomic that
-		 * is done already (answered out of order): skipping it gave
-		 * every WQE after it the PSNs of the one before, so that the
-		 * responder took a READ for another, answered it with that
-		 * one's data (or, checking the VA, never) and the QP died
-		 * of retry exhaustion. Failed WQEs (no PSNs) stay done.
-		 */
-		if (srnic_wr_is_local(wqe->opcode) ||
-		    (wqe->state == SRNIC_WQE_DONE &&
-		     wqe->status != IB_WC_SUCCESS))
-			continue;
-		if (wqe->state != SRNIC_WQE_POSTED) {
-			srnic_count(qp->sdev, SRNIC_CNT_RETRANSMITS);
-			qp->req.retransmits++;
-		}
-		wqe->state = SRNIC_WQE_POSTED;
-		wqe->sent = 0;
-		wqe->acked_bytes = 0;
-	}
+	srnic_req_repost_from(qp, i);
 	/*
 	 * A READ resumes at its first missing response: the request asks
 	 * for the rest only, from that PSN (IBA 9.7.4.1.4; the responder
@@ -800,6 +838,58 @@ static void srnic_req_fail(struct srnic_qp *qp, struct srnic_send_wqe *wqe,
 }
 
 /*
+ * May the requester send (state, stopped, RNR wait)? Rewinds for a retry
+ * and fetches what was posted first. Flushes in the error state.
+ */
+static bool srnic_req_may_go(struct srnic_qp *qp, enum ib_qp_state state,
+			     struct srnic_req_pkt *pkt)
+{
+	lockdep_assert_held(&qp->req_lock);
+	if (state == IB_QPS_ERR) {
+		/* WQEs posted in the error state are flushed (IBA 10.8.3.2). */
+		srnic_req_flush_locked(qp);
+		return false;
+	}
+	if (state != IB_QPS_RTS && state != IB_QPS_SQD)
+		return false;
+	if (qp->req.stopped || qp->req.rnr_wait)
+		return false;
+	if (qp->req.need_retry)
+		srnic_req_rewind(qp);
+	if (!srnic_req_fetch(qp)) {
+		/* The user broke the SQ's producer index: the QP fails. */
+		srnic_count(qp->sdev, SRNIC_CNT_RING_INDEX_ERR);
+		qp->req.stopped = true;
+		pkt->fatal = true;
+		return false;
+	}
+	return true;
+}
+
+/*
+ * Past a fully sent WQE (@wqe, at @cur) at once, so that an ACK racing with
+ * the transmission finds it outstanding. UC and UD need no ACK: done once
+ * the last packet is out.
+ */
+static void srnic_req_past_sent(struct srnic_qp *qp,
+				struct srnic_send_wqe *wqe)
+{
+	lockdep_assert_held(&qp->req_lock);
+	if (qp->ibqp.qp_type != IB_QPT_RC)
+		wqe->state = SRNIC_WQE_DONE;
+	/*
+	 * Resent after a rewind, a SEND or WRITE may be acknowledged
+	 * already: the ACK came while it was at @cur, where
+	 * srnic_comp_ack_psn() does not look, and no other ACK may come.
+	 * Complete it.
+	 */
+	else if (!srnic_wr_is_read_atomic(wqe->opcode) &&
+		 srnic_psn_cmp(wqe->last_psn, qp->req.acked_psn) < 0)
+		wqe->state = SRNIC_WQE_DONE;
+	qp->req.cur = (qp->req.cur + 1) & qp->sq.index_mask;
+}
+
+/*
  * Build the next packet to send, or return NULL. Advances @cur past WQEs
  * that are fully sent, completes local operations and UC/UD sends.
  */
@@ -808,27 +898,10 @@ static struct sk_buff *srnic_req_next(struct srnic_qp *qp,
 {
 	u32 mask = qp->sq.index_mask;
 	enum ib_qp_state state = srnic_qp_state(qp);
-	bool rc = qp->ibqp.qp_type == IB_QPT_RC;
 
 	lockdep_assert_held(&qp->req_lock);
-	if (state == IB_QPS_ERR) {
-		/* WQEs posted in the error state are flushed (IBA 10.8.3.2). */
-		srnic_req_flush_locked(qp);
+	if (!srnic_req_may_go(qp, state, pkt))
 		return NULL;
-	}
-	if (state != IB_QPS_RTS && state != IB_QPS_SQD)
-		return NULL;
-	if (qp->req.stopped || qp->req.rnr_wait)
-		return NULL;
-	if (qp->req.need_retry)
-		srnic_req_rewind(qp);
-	if (!srnic_req_fetch(qp)) {
-		/* The user broke the SQ's producer index: the QP fails. */
-		srnic_count(qp->sdev, SRNIC_CNT_RING_INDEX_ERR);
-		qp->req.stopped = true;
-		pkt->fatal = true;
-		return NULL;
-	}
 
 	while (qp->req.cur != qp->req.fetch) {
 		struct srnic_send_wqe *wqe = srnic_swqe(qp, qp->req.cur);
@@ -873,26 +946,8 @@ static struct sk_buff *srnic_req_next(struct srnic_qp *qp,
 				       pkt);
 			return NULL;
 		}
-		/*
-		 * Past a fully sent WQE at once, so that an ACK racing with
-		 * the transmission finds it outstanding. UC and UD need no
-		 * ACK: done once the last packet is out.
-		 */
-		if (wqe->state == SRNIC_WQE_SENT) {
-			if (!rc)
-				wqe->state = SRNIC_WQE_DONE;
-			/*
-			 * Resent after a rewind, a SEND or WRITE may be
-			 * acknowledged already: the ACK came while it was at
-			 * @cur, where srnic_comp_ack_psn() does not look, and
-			 * no other ACK may come. Complete it.
-			 */
-			else if (!srnic_wr_is_read_atomic(wqe->opcode) &&
-				 srnic_psn_cmp(wqe->last_psn,
-					       qp->req.acked_psn) < 0)
-				wqe->state = SRNIC_WQE_DONE;
-			qp->req.cur = (qp->req.cur + 1) & mask;
-		}
+		if (wqe->state == SRNIC_WQE_SENT)
+			srnic_req_past_sent(qp, wqe);
 		return pkt->skb;
 	}
 	return NULL;

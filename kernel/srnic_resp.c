@@ -587,108 +587,78 @@ static void srnic_resp_follow_on(struct srnic_qp *qp, struct srnic_pkt *pkt,
 	}
 }
 
-static void srnic_resp_rc(struct srnic_qp *qp, struct srnic_pkt *pkt)
+/* The NAK for a request that failed with @err: -EACCES is an access error. */
+static enum srnic_nak_code srnic_resp_nak_for(int err)
+{
+	return err == -EACCES ? SRNIC_NAK_REM_ACCESS_ERR : SRNIC_NAK_INVALID_REQ;
+}
+
+/*
+ * Execute the RC or UC request @pkt, at the expected PSN. Sets *@npsn to the
+ * PSNs it takes (a READ takes one per response packet).
+ * Return: 0; -EAGAIN when no receive WQE is posted for it; or -EINVAL, with
+ * *@nak the NAK that an RC responder answers it with.
+ */
+static int srnic_resp_exec(struct srnic_qp *qp, struct srnic_pkt *pkt,
+			   u32 *npsn, enum srnic_nak_code *nak)
 {
 	const struct srnic_opcode_info *info = srnic_opcode_info(pkt->opcode);
-	bool uc = qp->ibqp.qp_type == IB_QPT_UC;
-	int cmp = srnic_psn_cmp(pkt->psn, qp->resp.epsn);
-	enum srnic_nak_code nak = SRNIC_NAK_INVALID_REQ;
-	u32 npsn = 1;
 	int err = 0;
 
-	if (cmp != 0 && uc) {
-		/* UC: a gap loses the message in progress. */
-		qp->resp.in_msg = false;
-		if (!(pkt->pos & SRNIC_POS_FIRST))
-			return;
-		qp->resp.epsn = pkt->psn;
-	} else if (cmp > 0) {
-		srnic_count(qp->sdev, SRNIC_CNT_OUT_OF_SEQ);
-		if (!uc && srnic_resp_ahead(qp, pkt))
-			return;
-		if (!qp->resp.nak_sent) {
-			qp->resp.nak_sent = true;
-			srnic_count(qp->sdev, SRNIC_CNT_SEQ_NAK_SENT);
-			srnic_resp_nak(qp, SRNIC_NAK_PSN_SEQ_ERR, qp->resp.epsn);
-		}
-		return;
-	} else if (cmp < 0) {
-		srnic_resp_duplicate(qp, pkt);
-		return;
-	}
-
-	if (!srnic_resp_seq_ok(qp, pkt)) {
-		if (uc) {
-			qp->resp.in_msg = false;
-			return;
-		}
-		err = -EINVAL;
-		goto err_nak;
-	}
+	*npsn = 1;
+	*nak = SRNIC_NAK_INVALID_REQ;
+	if (!srnic_resp_seq_ok(qp, pkt))
+		return -EINVAL;
 
 	if (info->flags & SRNIC_OPF_RWR) {
 		err = srnic_resp_get_wqe(qp);
-		if (err == -EAGAIN) {
-			if (uc) {
-				srnic_count(qp->sdev, SRNIC_CNT_UD_NO_RECV);
-				return;
-			}
-			/* IBA 9.7.5.2.8: no receive WQE: RNR NAK. */
-			srnic_count(qp->sdev, SRNIC_CNT_RNR_NAK_SENT);
-			srnic_resp_ack(qp, srnic_aeth_syn_rnr(qp->attr.min_rnr_timer),
-				       pkt->psn);
-			return;
-		}
+		if (err == -EAGAIN)
+			return -EAGAIN;
 		if (err) {
 			/* IBA 9.7.5.2.4: the receive WQE is at fault. */
-			nak = SRNIC_NAK_REM_OP_ERR;
-			goto err_nak;
+			*nak = SRNIC_NAK_REM_OP_ERR;
+			return -EINVAL;
 		}
 	}
 
 	if (info->flags & SRNIC_OPF_SEND) {
-		if (!qp->resp.has_wqe) {
-			err = -EINVAL;
-			goto err_nak;
-		}
+		if (!qp->resp.has_wqe)
+			return -EINVAL;
 		err = srnic_resp_place(qp, pkt->skb, pkt->hdr_len, NULL,
 				       pkt->paylen);
 		if (err) {
 			srnic_resp_complete(qp, NULL, IB_WC_LOC_LEN_ERR, false);
-			goto err_nak;
+			return -EINVAL;
 		}
 	} else if (info->flags & SRNIC_OPF_WRITE) {
 		err = srnic_resp_write(qp, pkt);
-		if (err) {
-			nak = err == -EACCES ? SRNIC_NAK_REM_ACCESS_ERR :
-					       SRNIC_NAK_INVALID_REQ;
-			goto err_nak;
-		}
 	} else if (info->flags & SRNIC_OPF_READ) {
 		err = srnic_resp_read(qp, pkt);
-		if (err) {
-			nak = err == -EACCES ? SRNIC_NAK_REM_ACCESS_ERR :
-					       SRNIC_NAK_INVALID_REQ;
-			goto err_nak;
-		}
-		npsn = (qp->resp.rd[(qp->resp.rd_next + qp->resp.rd_count - 1) %
-				    qp->resp.rd_count].last_psn - pkt->psn + 1) &
-		       SRNIC_PSN_MASK;
+		if (!err)
+			*npsn = (qp->resp.rd[(qp->resp.rd_next +
+					      qp->resp.rd_count - 1) %
+					     qp->resp.rd_count].last_psn -
+				 pkt->psn + 1) & SRNIC_PSN_MASK;
 	} else if (info->flags & SRNIC_OPF_ATOMIC) {
 		err = srnic_resp_atomic(qp, pkt);
-		if (err) {
-			nak = err == -EACCES ? SRNIC_NAK_REM_ACCESS_ERR :
-					       SRNIC_NAK_INVALID_REQ;
-			goto err_nak;
-		}
+	}
+	if (err) {
+		*nak = srnic_resp_nak_for(err);
+		return -EINVAL;
 	}
 
 	if ((info->flags & SRNIC_OPF_IETH) && (pkt->pos & SRNIC_POS_LAST) &&
 	    srnic_mr_invalidate(qp->sdev, qp->ibqp.pd,
-				srnic_ieth_rkey(pkt->ieth))) {
-		err = -EINVAL;
-		goto err_nak;
-	}
+				srnic_ieth_rkey(pkt->ieth)))
+		return -EINVAL;
+	return 0;
+}
+
+/* @pkt was executed: the responder moves past it. */
+static void srnic_resp_done(struct srnic_qp *qp, struct srnic_pkt *pkt,
+			    u32 npsn)
+{
+	const struct srnic_opcode_info *info = srnic_opcode_info(pkt->opcode);
 
 	qp->resp.nak_sent = false;
 	qp->resp.last_opcode = pkt->opcode;
@@ -699,22 +669,82 @@ static void srnic_resp_rc(struct srnic_qp *qp, struct srnic_pkt *pkt)
 		qp->resp.msn = (qp->resp.msn + 1) & SRNIC_AETH_MSN_MASK;
 	if (info->flags & SRNIC_OPF_COMP)
 		srnic_resp_complete(qp, pkt, IB_WC_SUCCESS, pkt->se);
+}
 
-	if (uc || (info->flags & (SRNIC_OPF_READ | SRNIC_OPF_ATOMIC)))
+/*
+ * UC: no ACKs, NAKs or duplicates. A gap, an out-of-sequence
+ * packet or an error loses the message in progress; the next one starts
+ * at a FIRST or ONLY packet.
+ */
+static void srnic_resp_uc(struct srnic_qp *qp, struct srnic_pkt *pkt)
+{
+	enum srnic_nak_code nak;
+	u32 npsn;
+	int err;
+
+	if (srnic_psn_cmp(pkt->psn, qp->resp.epsn) != 0) {
+		qp->resp.in_msg = false;
+		if (!(pkt->pos & SRNIC_POS_FIRST))
+			return;
+		qp->resp.epsn = pkt->psn;
+	}
+	err = srnic_resp_exec(qp, pkt, &npsn, &nak);
+	if (err == -EAGAIN) {
+		srnic_count(qp->sdev, SRNIC_CNT_UD_NO_RECV);
+		return;
+	}
+	if (err) {
+		qp->resp.in_msg = false;
+		return;
+	}
+	srnic_resp_done(qp, pkt, npsn);
+}
+
+static void srnic_resp_rc(struct srnic_qp *qp, struct srnic_pkt *pkt)
+{
+	const struct srnic_opcode_info *info = srnic_opcode_info(pkt->opcode);
+	int cmp = srnic_psn_cmp(pkt->psn, qp->resp.epsn);
+	enum srnic_nak_code nak;
+	u32 npsn;
+	int err;
+
+	if (cmp > 0) {
+		srnic_count(qp->sdev, SRNIC_CNT_OUT_OF_SEQ);
+		if (srnic_resp_ahead(qp, pkt))
+			return;
+		if (!qp->resp.nak_sent) {
+			qp->resp.nak_sent = true;
+			srnic_count(qp->sdev, SRNIC_CNT_SEQ_NAK_SENT);
+			srnic_resp_nak(qp, SRNIC_NAK_PSN_SEQ_ERR, qp->resp.epsn);
+		}
+		return;
+	}
+	if (cmp < 0) {
+		srnic_resp_duplicate(qp, pkt);
+		return;
+	}
+
+	err = srnic_resp_exec(qp, pkt, &npsn, &nak);
+	if (err == -EAGAIN) {
+		/* IBA 9.7.5.2.8: no receive WQE: RNR NAK. */
+		srnic_count(qp->sdev, SRNIC_CNT_RNR_NAK_SENT);
+		srnic_resp_ack(qp, srnic_aeth_syn_rnr(qp->attr.min_rnr_timer),
+			       pkt->psn);
+		return;
+	}
+	if (err) {
+		/* IBA 9.7.5.2: invalid request / access errors are fatal. */
+		srnic_resp_nak(qp, nak, pkt->psn);
+		qp->resp.fatal = true;
+		return;
+	}
+	srnic_resp_done(qp, pkt, npsn);
+
+	if (info->flags & (SRNIC_OPF_READ | SRNIC_OPF_ATOMIC))
 		return;
 	if (pkt->ackreq || ++qp->resp.ack_pending >= SRNIC_ACK_EVERY)
 		srnic_resp_ack(qp, srnic_aeth_syn_ack(SRNIC_AETH_CREDIT_INVALID),
 			       srnic_psn_add(qp->resp.epsn, SRNIC_PSN_MASK));
-	return;
-
-err_nak:
-	if (uc) {
-		qp->resp.in_msg = false;
-		return;
-	}
-	/* IBA 9.7.5.2: invalid request / access errors are fatal. */
-	srnic_resp_nak(qp, nak, pkt->psn);
-	qp->resp.fatal = true;
 }
 
 /**
@@ -735,8 +765,10 @@ void srnic_resp_rcv(struct srnic_qp *qp, struct srnic_pkt *pkt)
 	spin_lock_bh(&qp->resp_lock);
 	switch (qp->ibqp.qp_type) {
 	case IB_QPT_RC:
-	case IB_QPT_UC:
 		srnic_resp_rc(qp, pkt);
+		break;
+	case IB_QPT_UC:
+		srnic_resp_uc(qp, pkt);
 		break;
 	default:
 		srnic_resp_ud(qp, pkt);

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
-# Style tier: checkpatch --strict per kernel source file, and sparse over the
-# module, and the kernel files' import graph (tools/imports.sh). Prints one
-# PASS/FAIL line per check and "N passed, N failed".
+# Style tier: checkpatch --strict per kernel source file, function length
+# (tools/funclen.sh), sparse over the module, and the kernel files' import
+# graph (tools/imports.sh). Prints one PASS/FAIL line per check and
+# "N passed, N failed".
 set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top" || exit 1
@@ -21,6 +22,14 @@ for f in "${files[@]}"; do
 		ko "checkpatch --strict $f"
 	fi
 done
+
+# No kernel function longer than 80 lines (issue 12).
+if out=$(tools/funclen.sh 2>&1); then
+	ok "no kernel function over 80 lines (tools/funclen.sh)"
+else
+	echo "$out"
+	ko "no kernel function over 80 lines (tools/funclen.sh)"
+fi
 
 # sparse: force a full re-check so that warnings are never hidden by make.
 out=$(make -s module-clean >/dev/null 2>&1; make -s check 2>&1)
