@@ -519,7 +519,8 @@ static int srnic_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
 			/* No new requests are started; SQD is reached at once. */
 			break;
 		case IB_QPS_RTS:
-			srnic_req_kick(qp);
+			if (srnic_req_has_work(qp))
+				srnic_req_kick(qp);
 			break;
 		default:
 			break;

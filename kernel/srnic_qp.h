@@ -440,6 +440,7 @@ void srnic_req_kick_now(struct srnic_qp *qp);
 void srnic_req_arm_timer(struct srnic_qp *qp);
 unsigned long srnic_req_timeout(struct srnic_qp *qp);
 bool srnic_req_idle(struct srnic_qp *qp);
+bool srnic_req_has_work(struct srnic_qp *qp);
 void srnic_req_init(struct srnic_qp *qp);
 void srnic_req_set_rate(struct srnic_qp *qp, u32 kbps);
 bool srnic_req_pace(struct srnic_qp *qp, u32 bytes);
