@@ -493,7 +493,8 @@ static void srnic_modify_qp_apply(struct srnic_qp *qp, struct ib_qp_attr *attr,
 			/* No new requests are started; SQD is reached at once. */
 			break;
 		case IB_QPS_RTS:
-			srnic_sched_kick(qp);
+			if (srnic_req_has_work(qp))
+				srnic_sched_kick(qp);
 			break;
 		default:
 			break;

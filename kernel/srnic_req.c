@@ -672,6 +672,30 @@ bool srnic_req_idle(struct srnic_qp *qp)
 	       qp->req.oldest == qp->req.cur;
 }
 
+/**
+ * srnic_req_has_work() - has the send queue anything to start or finish?
+ * @qp: the QP; its req_lock not held
+ *
+ * WQEs not completed yet (fetched, sent or not), a resend asked for, or on
+ * a user QP WQEs in the ring beyond what was fetched (any other producer
+ * value too: the run finds a corrupt one and fails the QP). The transition
+ * to RTS kicks the transmit side only then: with an empty SQ a run finds
+ * nothing, and at scale that is a work item per connected QP for nothing.
+ *
+ * Return: true if a run of the transmit side may have something to do.
+ */
+bool srnic_req_has_work(struct srnic_qp *qp)
+{
+	bool work;
+
+	spin_lock_bh(&qp->req_lock);
+	work = qp->req.oldest != qp->req.fetch || qp->req.need_retry ||
+	       (qp->is_user &&
+		READ_ONCE(qp->sq.buf->producer_index) != qp->req.fetch);
+	spin_unlock_bh(&qp->req_lock);
+	return work;
+}
+
 void srnic_req_arm_timer(struct srnic_qp *qp)
 {
 	unsigned long t = srnic_req_timeout(qp);

@@ -694,6 +694,47 @@ static void srnic_dp_send_recv(struct kunit *test)
 	srnic_dp_expect_no_wc(test, ctx, SRNIC_DP_B);
 }
 
+/*
+ * The move to RTS starts the transmit side only when the SQ has work: with
+ * an empty SQ (a QP that has just connected) no work item is queued - at
+ * scale that was one per QP, for nothing - and a SEND posted in SQD, held
+ * there, leaves when the QP is back in RTS.
+ */
+static void srnic_dp_rts_kick(struct kunit *test)
+{
+	struct srnic_dp_ctx *ctx = test->priv;
+	struct srnic_qp *qp = to_srnic_qp(ctx->qp[SRNIC_DP_A]);
+	struct ib_qp_attr attr = {};
+	struct ib_wc wc;
+
+	KUNIT_EXPECT_FALSE(test, srnic_req_has_work(qp));
+	attr.qp_state = IB_QPS_SQD;
+	KUNIT_ASSERT_EQ(test, ib_modify_qp(&qp->ibqp, &attr, IB_QP_STATE), 0);
+	attr.qp_state = IB_QPS_RTS;
+	KUNIT_ASSERT_EQ(test, ib_modify_qp(&qp->ibqp, &attr, IB_QP_STATE), 0);
+	KUNIT_EXPECT_FALSE(test, work_pending(&qp->tx_work));
+
+	attr.qp_state = IB_QPS_SQD;
+	KUNIT_ASSERT_EQ(test, ib_modify_qp(&qp->ibqp, &attr, IB_QP_STATE), 0);
+	srnic_dp_fill(ctx, SRNIC_DP_A, 0, 1000, 5);
+	srnic_dp_post_recv(test, ctx, SRNIC_DP_B, 3, 0, 1000);
+	srnic_dp_post(test, ctx, SRNIC_DP_A, IB_WR_SEND, 4, 0, 1000, 0, 0, 0);
+	flush_work(&qp->tx_work);
+	KUNIT_ASSERT_TRUE(test, srnic_dp_settle(ctx->wire));
+	KUNIT_EXPECT_EQ(test, srnic_dp_cnt(ctx, SRNIC_CNT_TX_PACKETS), 0);
+	KUNIT_EXPECT_TRUE(test, srnic_req_has_work(qp));
+
+	attr.qp_state = IB_QPS_RTS;
+	KUNIT_ASSERT_EQ(test, ib_modify_qp(&qp->ibqp, &attr, IB_QP_STATE), 0);
+	KUNIT_ASSERT_EQ(test, srnic_dp_poll(ctx, SRNIC_DP_B, &wc, 1), 1);
+	srnic_dp_expect_wc(test, &wc, 3, IB_WC_RECV, 1000);
+	KUNIT_ASSERT_EQ(test, srnic_dp_poll(ctx, SRNIC_DP_A, &wc, 1), 1);
+	srnic_dp_expect_wc(test, &wc, 4, IB_WC_SEND, 1000);
+	SRNIC_DP_EXPECT_MEMEQ(test, ctx->buf[SRNIC_DP_B], ctx->buf[SRNIC_DP_A],
+			      1000);
+	KUNIT_EXPECT_FALSE(test, srnic_req_has_work(qp));
+}
+
 /* A 3000-byte RDMA WRITE lands at the remote address, nowhere else. */
 static void srnic_dp_write(struct kunit *test)
 {
@@ -1794,6 +1835,7 @@ static void srnic_dp_drain(struct kunit *test)
 static struct kunit_case srnic_dp_cases[] = {
 	KUNIT_CASE(srnic_dp_send_recv),
 	KUNIT_CASE(srnic_dp_write),
+	KUNIT_CASE(srnic_dp_rts_kick),
 	KUNIT_CASE(srnic_dp_read),
 	KUNIT_CASE(srnic_dp_atomic),
 	KUNIT_CASE(srnic_dp_ack_completes),

@@ -15,8 +15,12 @@
 #   two runs of 6 threads, $SECS (30) s each: the fixed seed 1, then a
 #     random one (printed; SRNIC_UVERBS_FUZZ_SEED replays it,
 #     SRNIC_UVERBS_FUZZ_SECS and _THREADS change the defaults): each verb
-#     class succeeded and failed, every object left is destroyed, a fresh
-#     RC pair moves data (WRITE and SEND, every byte compared);
+#     class succeeded and failed, every object left is destroyed; then
+#     races on one object (modify_qp, post_send and destroy_qp of one QP;
+#     dereg_mr under WRITEs; destroy_cq and dealloc_pd with children;
+#     resize_cq under traffic and polls): each call succeeds or fails with
+#     EINVAL, ENOENT or EBUSY, every WR completes once; a fresh RC pair
+#     moves data (WRITE and SEND, every byte compared);
 # then: the kernel log holds no stall, lockup, hung task, warning or oops;
 # `rdma resource show` of srnic0/srnic1 is back to its value from before,
 # so are srnic's vmalloc'd rings (count and bytes, /proc/vmallocinfo) and,

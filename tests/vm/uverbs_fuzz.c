@@ -34,8 +34,17 @@
  *    handles and lengths, garbage ioctls) and mmaps of random offsets.
  *    Each verb class must have both succeeded and failed at least once
  *    (exceptions in main()).
- * 3. Everything is destroyed (each destroy must succeed), and a fresh RC
- *    pair moves data, every byte compared.
+ * 3. Everything is destroyed (each destroy must succeed).
+ * 4. Races on one object (same_object_races()), 12 rounds each: modify_qp
+ *    and post_send doorbells (raw commands naming the QP's handle) against
+ *    destroy_qp of a QP with WRITEs queued; dereg_mr of the local or the
+ *    remote MR of WRITEs in flight; destroy_cq while a QP uses the CQ,
+ *    against that QP's destroy; dealloc_pd while an MR, a QP and an AH use
+ *    it, against their destroys; resize_cq of a receive CQ while SENDs
+ *    complete into it and it is polled. Each call succeeds or fails with
+ *    EINVAL, ENOENT or EBUSY, both happen, every WR completes once (the
+ *    SENDs in order, intact).
+ * 5. A fresh RC pair moves data, every byte compared.
  *
  * The script checks the kernel log, `rdma resource show` and srnic's
  * vmalloc'd rings against the values from before. SEED (printed) replays
@@ -47,6 +56,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -1723,6 +1733,596 @@ static void errors_that_must_occur(void)
 		munmap(p, 4096);
 }
 
+/* ------------------------------------------------------------ races */
+
+/*
+ * 4. Races on one object: several threads at the same object at once.
+ * Each call either succeeds or fails with a clean errno (EINVAL, ENOENT or
+ * EBUSY: the object is gone, busy or in the wrong state); every WR posted
+ * completes. A verb user space cannot race with a destroy without touching
+ * freed memory (libibverbs frees a QP's struct in ibv_destroy_qp()) goes
+ * as a raw write() command that names the object by its handle, which the
+ * kernel looks up: modify_qp and the post_send doorbell.
+ */
+#define RACE_ROUNDS	12
+#define RACE_WRS	12
+
+struct race {
+	atomic_bool stop;
+	atomic_int started;
+	int fd;
+	uint32_t handle;
+	struct rng r;
+	atomic_long ok, clean;	/* successes; failures with a clean errno */
+	atomic_long unclean;	/* failures with another errno */
+	atomic_int bad_errno;	/* the last such errno */
+};
+
+static void race_note(struct race *x, bool success)
+{
+	int e = errno;
+
+	if (success)
+		atomic_fetch_add(&x->ok, 1);
+	else if (e == EINVAL || e == ENOENT || e == EBUSY)
+		atomic_fetch_add(&x->clean, 1);
+	else {
+		atomic_fetch_add(&x->unclean, 1);
+		atomic_store(&x->bad_errno, e);
+	}
+}
+
+static void race_init(struct race *x, int fd, uint32_t handle, int round)
+{
+	memset(x, 0, sizeof(*x));
+	x->fd = fd;
+	x->handle = handle;
+	x->r.s = (seed + 7) * 0x9e3779b97f4a7c15ull + round * 0x51ed27u;
+	x->r.s |= 1;
+}
+
+static void race_sum(struct race *sum, struct race *x)
+{
+	atomic_fetch_add(&sum->ok, atomic_load(&x->ok));
+	atomic_fetch_add(&sum->clean, atomic_load(&x->clean));
+	atomic_fetch_add(&sum->unclean, atomic_load(&x->unclean));
+	if (atomic_load(&x->unclean))
+		atomic_store(&sum->bad_errno, atomic_load(&x->bad_errno));
+}
+
+/*
+ * Successes, and clean failures when @need_fail (the race happened both
+ * ways), nothing else.
+ */
+static void race_check(const char *name, struct race *x, bool need_fail)
+{
+	check(name, atomic_load(&x->ok) &&
+	      (!need_fail || atomic_load(&x->clean)) &&
+	      !atomic_load(&x->unclean),
+	      "%ld ok, %ld failed cleanly, %ld failed with another errno (%s)",
+	      atomic_load(&x->ok), atomic_load(&x->clean),
+	      atomic_load(&x->unclean), strerror(atomic_load(&x->bad_errno)));
+}
+
+/* The rxe provider's doorbell (a POST_SEND of no WR), raw, until stopped. */
+static void *race_doorbell(void *arg)
+{
+	struct race *x = arg;
+	struct ib_uverbs_post_send_resp resp;
+	struct ib_uverbs_post_send c = {
+		.response = (uintptr_t)&resp,
+		.qp_handle = x->handle,
+		.wqe_size = sizeof(struct ib_uverbs_send_wr),
+	};
+
+	atomic_fetch_add(&x->started, 1);
+	while (!atomic_load(&x->stop))
+		race_note(x, raw_write(x->fd, IB_USER_VERBS_CMD_POST_SEND, &c,
+				       sizeof(c), sizeof(resp)) >= 0);
+	return NULL;
+}
+
+/* Raw MODIFY_QP to a random state (the attributes INIT needs), until stopped. */
+static void *race_modify(void *arg)
+{
+	static const uint32_t states[] = {
+		IBV_QPS_RESET, IBV_QPS_INIT, IBV_QPS_RTS, IBV_QPS_SQD,
+		IBV_QPS_SQE, IBV_QPS_ERR,
+	};
+	struct race *x = arg;
+	struct ib_uverbs_modify_qp c;
+
+	atomic_fetch_add(&x->started, 1);
+	while (!atomic_load(&x->stop)) {
+		memset(&c, 0, sizeof(c));
+		c.qp_handle = x->handle;
+		c.qp_state = states[rnd(&x->r) %
+				   (sizeof(states) / sizeof(states[0]))];
+		c.attr_mask = IBV_QP_STATE;
+		if (c.qp_state == IBV_QPS_INIT) {
+			c.attr_mask |= IBV_QP_PKEY_INDEX | IBV_QP_PORT |
+				       IBV_QP_ACCESS_FLAGS;
+			c.port_num = 1;
+			c.qp_access_flags = IBV_ACCESS_REMOTE_WRITE;
+		}
+		race_note(x, raw_write(x->fd, IB_USER_VERBS_CMD_MODIFY_QP, &c,
+				       sizeof(c), 0) >= 0);
+	}
+	return NULL;
+}
+
+/* Let racers run: all @n of @x started, then @ms milliseconds. */
+static void race_let_run(struct race *const *x, int n, long ms)
+{
+	long end = now_ms() + WAIT_MS;
+	int i;
+
+	for (i = 0; i < n; i++)
+		while (atomic_load(&x[i]->started) == 0 && now_ms() < end)
+			sleep_ms(1);
+	sleep_ms(ms);
+}
+
+/* Post a signaled WRITE of @len bytes from @a to @b, with these keys. */
+static int post_write(struct ep *a, struct ep *b, uint32_t lkey,
+		      uint32_t rkey, uint32_t len, uint64_t wr_id)
+{
+	struct ibv_sge sge = { (uintptr_t)a->buf, len, lkey };
+	struct ibv_send_wr wr, *bw;
+
+	memset(&wr, 0, sizeof(wr));
+	wr.wr_id = wr_id;
+	wr.sg_list = &sge;
+	wr.num_sge = 1;
+	wr.opcode = IBV_WR_RDMA_WRITE;
+	wr.send_flags = IBV_SEND_SIGNALED;
+	wr.wr.rdma.remote_addr = (uintptr_t)b->buf;
+	wr.wr.rdma.rkey = rkey;
+	return ibv_post_send(a->qp, &wr, &bw);
+}
+
+static bool pair_up(struct ep *a, struct ep *b)
+{
+	if (!ep_create(a, 0, IBV_QPT_RC))
+		return false;
+	if (!ep_create(b, 1, IBV_QPT_RC)) {
+		ep_destroy(a);
+		return false;
+	}
+	if (ep_connect(a, 1, b->qp->qp_num) ||
+	    ep_connect(b, 0, a->qp->qp_num)) {
+		ep_destroy(a);
+		ep_destroy(b);
+		return false;
+	}
+	return true;
+}
+
+/* ibv_destroy_qp, again while a raw command holds the QP (EBUSY). */
+static int destroy_qp_busy(struct ibv_qp *qp)
+{
+	long end = now_ms() + WAIT_MS;
+	int err;
+
+	while ((err = ibv_destroy_qp(qp)) == EBUSY && now_ms() < end)
+		;
+	return err;
+}
+
+/* modify_qp, the post_send doorbell and destroy_qp on one QP, with WRITEs queued. */
+static void race_qp(void)
+{
+	struct race door, mod, sd, sm;
+	struct race *all[2] = { &door, &mod };
+	pthread_t t[2];
+	struct ep a, b;
+	int round, i, setup = 0, destroy = 0;
+
+	memset(&sd, 0, sizeof(sd));
+	memset(&sm, 0, sizeof(sm));
+	for (round = 0; round < RACE_ROUNDS; round++) {
+		if (!pair_up(&a, &b)) {
+			setup++;
+			continue;
+		}
+		for (i = 0; i < RACE_WRS / 2; i++)
+			if (post_write(&a, &b, a.mr->lkey, b.mr->rkey, 4096, i))
+				setup++;
+		race_init(&door, ctx[0]->cmd_fd, a.qp->handle, round);
+		race_init(&mod, ctx[0]->cmd_fd, a.qp->handle, round + 100);
+		pthread_create(&t[0], NULL, race_doorbell, &door);
+		pthread_create(&t[1], NULL, race_modify, &mod);
+		race_let_run(all, 2, 1 + round % 5);
+		if (destroy_qp_busy(a.qp))
+			destroy++;
+		else
+			a.qp = NULL;
+		sleep_ms(2);	/* the racers now meet a handle that is gone */
+		atomic_store(&door.stop, true);
+		atomic_store(&mod.stop, true);
+		pthread_join(t[0], NULL);
+		pthread_join(t[1], NULL);
+		race_sum(&sd, &door);
+		race_sum(&sm, &mod);
+		ep_destroy(&a);
+		ep_destroy(&b);
+	}
+	check("race on one QP: set up (pair connected, WRITEs posted)",
+	      !setup, "%d rounds failed", setup);
+	check("race on one QP: destroy_qp succeeds under modify_qp and doorbells",
+	      !destroy, "%d of %d failed", destroy, RACE_ROUNDS);
+	race_check("race on one QP: doorbells succeed, then fail cleanly", &sd,
+		   true);
+	race_check("race on one QP: modify_qp succeeds and fails cleanly", &sm,
+		   true);
+}
+
+/*
+ * dereg_mr of the local or the remote MR of RDMA WRITEs in flight; more
+ * WRITEs follow with its key until one fails. Every WRITE completes once:
+ * in success, with an access error (the first failure), or flushed.
+ */
+static void race_dereg_mr(void)
+{
+	enum { TOTAL = 512, DEPTH = 12, LEN = BUF_LEN / 4 };
+	int round, setup = 0, dereg = 0, lost = 0, badst = 0, noerr = 0;
+	enum ibv_wc_status bad_status = IBV_WC_SUCCESS;
+	static uint8_t seen[TOTAL];
+	uint32_t posted, done, lkey, rkey;
+	struct ibv_wc wc;
+	struct ep a, b;
+	bool failed;
+	long end;
+
+	for (round = 0; round < RACE_ROUNDS; round++) {
+		struct ep *owner = round % 2 ? &a : &b;
+
+		if (!pair_up(&a, &b)) {
+			setup++;
+			continue;
+		}
+		memset(seen, 0, sizeof(seen));
+		lkey = a.mr->lkey;
+		rkey = b.mr->rkey;
+		for (posted = 0; posted < DEPTH; posted++)
+			if (post_write(&a, &b, lkey, rkey, LEN, posted))
+				break;
+		setup += posted < DEPTH;
+		sleep_ms(round % 3);
+		if (ibv_dereg_mr(owner->mr))
+			dereg++;
+		else
+			owner->mr = NULL;
+		failed = false;
+		done = 0;
+		end = now_ms() + WAIT_MS;
+		while (done < posted && now_ms() < end) {
+			if (!failed && posted < TOTAL && posted - done < DEPTH &&
+			    !post_write(&a, &b, lkey, rkey, LEN, posted))
+				posted++;
+			if (ibv_poll_cq(a.cq, 1, &wc) != 1) {
+				sched_yield();
+				continue;
+			}
+			if (wc.wr_id >= TOTAL || seen[wc.wr_id]++) {
+				lost++;
+				break;
+			}
+			done++;
+			if (wc.status == IBV_WC_SUCCESS)
+				continue;
+			if (!failed && wc.status != IBV_WC_LOC_PROT_ERR &&
+			    wc.status != IBV_WC_REM_ACCESS_ERR) {
+				badst++;
+				bad_status = wc.status;
+			} else if (failed && wc.status != IBV_WC_WR_FLUSH_ERR) {
+				badst++;
+				bad_status = wc.status;
+			}
+			failed = true;
+		}
+		lost += done < posted;
+		noerr += !failed;
+		ep_destroy(&a);
+		ep_destroy(&b);
+	}
+	check("dereg_mr under WRITEs: set up", !setup, "%d rounds failed",
+	      setup);
+	check("dereg_mr under WRITEs: the dereg succeeds", !dereg,
+	      "%d of %d failed", dereg, RACE_ROUNDS);
+	check("dereg_mr under WRITEs: every WRITE completes once",
+	      !lost, "%d rounds lost or doubled a completion", lost);
+	check("dereg_mr under WRITEs: success, then an access error, then flushes",
+	      !badst, "%d other statuses (last %s)", badst,
+	      ibv_wc_status_str(bad_status));
+	check("dereg_mr under WRITEs: a WRITE with the key fails in each round",
+	      !noerr, "%d rounds without an access error", noerr);
+}
+
+struct destroyer {
+	struct race x;
+	void *obj;
+	int (*destroy)(void *obj);
+};
+
+static int destroy_cq_obj(void *obj) { return ibv_destroy_cq(obj); }
+static int dealloc_pd_obj(void *obj) { return ibv_dealloc_pd(obj); }
+
+/* Destroy ->obj again and again until it succeeds (or the deadline). */
+static void *race_destroyer(void *arg)
+{
+	struct destroyer *d = arg;
+	long end = now_ms() + WAIT_MS;
+	int err;
+
+	atomic_fetch_add(&d->x.started, 1);
+	do {
+		err = d->destroy(d->obj);
+		errno = err;
+		race_note(&d->x, !err);
+	} while (err && now_ms() < end);
+	return NULL;
+}
+
+/* destroy_cq while a QP uses it, racing that QP's destroy. */
+static void race_destroy_cq(void)
+{
+	struct ibv_qp_init_attr ia = {
+		.qp_type = IBV_QPT_RC,
+		.cap = { .max_send_wr = 4, .max_recv_wr = 4,
+			 .max_send_sge = 1, .max_recv_sge = 1 },
+	};
+	struct race sum, *all[1];
+	struct destroyer d;
+	int round, setup = 0, destroy = 0;
+	struct ibv_qp *qp;
+	pthread_t t;
+
+	memset(&sum, 0, sizeof(sum));
+	for (round = 0; round < RACE_ROUNDS; round++) {
+		memset(&d, 0, sizeof(d));
+		d.destroy = destroy_cq_obj;
+		d.obj = ibv_create_cq(ctx[0], 16, NULL, NULL, 0);
+		if (!d.obj) {
+			setup++;
+			continue;
+		}
+		ia.send_cq = d.obj;
+		ia.recv_cq = d.obj;
+		qp = ibv_create_qp(pd0[0], &ia);
+		if (!qp) {
+			setup++;
+			ibv_destroy_cq(d.obj);
+			continue;
+		}
+		if (round % 2)
+			to_init(qp);
+		all[0] = &d.x;
+		pthread_create(&t, NULL, race_destroyer, &d);
+		race_let_run(all, 1, round % 3);
+		if (ibv_destroy_qp(qp))
+			destroy++;
+		pthread_join(t, NULL);
+		race_sum(&sum, &d.x);
+	}
+	check("destroy_cq with a QP attached: set up", !setup,
+	      "%d rounds failed", setup);
+	check("destroy_cq with a QP attached: the QP's destroy succeeds",
+	      !destroy, "%d of %d failed", destroy, RACE_ROUNDS);
+	check("destroy_cq with a QP attached: the CQ is destroyed once the QP is",
+	      atomic_load(&sum.ok) == RACE_ROUNDS - setup, "%ld of %d",
+	      atomic_load(&sum.ok), RACE_ROUNDS - setup);
+	race_check("destroy_cq with a QP attached: fails cleanly, then succeeds",
+		   &sum, true);
+}
+
+/* dealloc_pd while an MR, a QP and an AH use it, racing their destroys. */
+static void race_dealloc_pd(void)
+{
+	struct ibv_qp_init_attr ia = {
+		.qp_type = IBV_QPT_UD,
+		.cap = { .max_send_wr = 4, .max_recv_wr = 4,
+			 .max_send_sge = 1, .max_recv_sge = 1 },
+	};
+	struct ibv_ah_attr aa = {
+		.is_global = 1,
+		.port_num = 1,
+		.grh = { .hop_limit = 64 },
+	};
+	int round, setup = 0, destroy = 0;
+	struct race sum, *all[1];
+	struct destroyer d;
+	struct ibv_ah *ah;
+	struct ibv_mr *mr;
+	struct ibv_cq *cq;
+	struct ibv_qp *qp;
+	uint8_t *buf;
+	pthread_t t;
+
+	memset(&sum, 0, sizeof(sum));
+	aa.grh.sgid_index = gid_index[0];
+	ibv_query_gid(ctx[1], 1, gid_index[1], &aa.grh.dgid);
+	buf = aligned_alloc(4096, 4096);
+	cq = ibv_create_cq(ctx[0], 16, NULL, NULL, 0);
+	if (!buf || !cq) {
+		bad("dealloc_pd with children: set up", "%s", strerror(errno));
+		free(buf);
+		return;
+	}
+	ia.send_cq = cq;
+	ia.recv_cq = cq;
+	for (round = 0; round < RACE_ROUNDS; round++) {
+		memset(&d, 0, sizeof(d));
+		d.destroy = dealloc_pd_obj;
+		d.obj = ibv_alloc_pd(ctx[0]);
+		mr = d.obj ? ibv_reg_mr(d.obj, buf, 4096,
+					IBV_ACCESS_LOCAL_WRITE) : NULL;
+		qp = mr ? ibv_create_qp(d.obj, &ia) : NULL;
+		ah = qp ? ibv_create_ah(d.obj, &aa) : NULL;
+		if (!ah) {
+			setup++;
+			if (qp)
+				ibv_destroy_qp(qp);
+			if (mr)
+				ibv_dereg_mr(mr);
+			if (d.obj)
+				ibv_dealloc_pd(d.obj);
+			continue;
+		}
+		all[0] = &d.x;
+		pthread_create(&t, NULL, race_destroyer, &d);
+		race_let_run(all, 1, round % 3);
+		/* the children go in a different order each round */
+		if (round % 2) {
+			destroy += !!ibv_destroy_qp(qp);
+			destroy += !!ibv_destroy_ah(ah);
+			destroy += !!ibv_dereg_mr(mr);
+		} else {
+			destroy += !!ibv_dereg_mr(mr);
+			destroy += !!ibv_destroy_ah(ah);
+			destroy += !!ibv_destroy_qp(qp);
+		}
+		pthread_join(t, NULL);
+		race_sum(&sum, &d.x);
+	}
+	ibv_destroy_cq(cq);
+	free(buf);
+	check("dealloc_pd with children: set up", !setup, "%d rounds failed",
+	      setup);
+	check("dealloc_pd with children: each child's destroy succeeds",
+	      !destroy, "%d failed", destroy);
+	check("dealloc_pd with children: the PD is freed once they are",
+	      atomic_load(&sum.ok) == RACE_ROUNDS - setup, "%ld of %d",
+	      atomic_load(&sum.ok), RACE_ROUNDS - setup);
+	race_check("dealloc_pd with children: fails cleanly, then succeeds",
+		   &sum, true);
+}
+
+struct resizer {
+	struct race x;
+	struct ibv_cq *cq;
+};
+
+/* Resize @cq to random sizes (never below what may be in it), until stopped. */
+static void *race_resize(void *arg)
+{
+	struct resizer *z = arg;
+
+	atomic_fetch_add(&z->x.started, 1);
+	while (!atomic_load(&z->x.stop)) {
+		errno = ibv_resize_cq(z->cq, 32 + rnd(&z->x.r) % 225);
+		race_note(&z->x, !errno);
+		/* rdma-core's CQ spinlock is unfair: let the poller in */
+		usleep(200 + rnd(&z->x.r) % 800);
+	}
+	return NULL;
+}
+
+/*
+ * resize_cq of a receive CQ while SENDs complete into it and it is polled:
+ * every SEND arrives once, in order, its bytes intact.
+ */
+static void race_resize_cq(void)
+{
+	enum { SENDS = 160, RQ = 16, SQ = 8, LEN = 200 };
+	struct ibv_recv_wr rw, *br;
+	struct ibv_send_wr wr, *bw;
+	struct resizer z;
+	struct race *all[1];
+	struct ibv_sge sge;
+	uint32_t posted = 0, recv_posted = 0, sent_done = 0, got = 0;
+	const char *why = NULL;
+	struct ibv_wc wc;
+	struct ep a, b;
+	long end;
+	pthread_t t;
+	int i;
+
+	if (!pair_up(&a, &b)) {
+		bad("resize_cq under traffic: set up", "%s", strerror(errno));
+		return;
+	}
+	memset(&z, 0, sizeof(z));
+	race_init(&z.x, 0, 0, 1);
+	z.cq = b.cq;
+	all[0] = &z.x;
+	pthread_create(&t, NULL, race_resize, &z);
+	race_let_run(all, 1, 0);
+	end = now_ms() + 6 * WAIT_MS;
+	while (got < SENDS && !why && now_ms() < end) {
+		while (recv_posted < SENDS && recv_posted - got < RQ) {
+			uint32_t slot = recv_posted % RQ;
+
+			rw = (struct ibv_recv_wr){ .wr_id = recv_posted,
+				.num_sge = 1 };
+			rw.sg_list = &(struct ibv_sge){
+				(uintptr_t)b.buf + slot * 256, 256, b.mr->lkey };
+			if (ibv_post_recv(b.qp, &rw, &br)) {
+				why = "post_recv failed";
+				break;
+			}
+			recv_posted++;
+		}
+		while (posted < recv_posted && posted - sent_done < SQ) {
+			uint32_t slot = posted % RQ;
+
+			for (i = 0; i < LEN; i++)
+				a.buf[slot * 256 + i] = (uint8_t)(posted * 31 + i);
+			sge = (struct ibv_sge){ (uintptr_t)a.buf + slot * 256,
+						LEN, a.mr->lkey };
+			wr = (struct ibv_send_wr){ .wr_id = posted,
+				.sg_list = &sge, .num_sge = 1,
+				.opcode = IBV_WR_SEND,
+				.send_flags = IBV_SEND_SIGNALED };
+			if (ibv_post_send(a.qp, &wr, &bw)) {
+				why = "post_send failed";
+				break;
+			}
+			posted++;
+		}
+		while (ibv_poll_cq(a.cq, 1, &wc) == 1) {
+			if (wc.status != IBV_WC_SUCCESS)
+				why = "a SEND failed";
+			sent_done++;
+		}
+		while (!why && ibv_poll_cq(b.cq, 1, &wc) == 1) {
+			uint32_t slot = got % RQ;
+
+			if (wc.status != IBV_WC_SUCCESS || wc.wr_id != got ||
+			    wc.byte_len != LEN) {
+				why = "a receive completion failed, was lost or came out of order";
+				break;
+			}
+			for (i = 0; i < LEN; i++)
+				if (b.buf[slot * 256 + i] !=
+				    (uint8_t)(got * 31 + i))
+					why = "received bytes differ";
+			got++;
+		}
+		if (!why)
+			sched_yield();
+	}
+	atomic_store(&z.x.stop, true);
+	pthread_join(t, NULL);
+	ep_destroy(&a);
+	ep_destroy(&b);
+	if (!why && got < SENDS)
+		why = "not every SEND arrived in time";
+	check("resize_cq under traffic and polls: every SEND arrives once, in order, intact",
+	      !why, "%s (%u of %d)", why, got, SENDS);
+	race_check("resize_cq under traffic and polls: resizes succeed or fail cleanly",
+		   &z.x, false);
+}
+
+static void same_object_races(void)
+{
+	race_qp();
+	race_dereg_mr();
+	race_destroy_cq();
+	race_dealloc_pd();
+	race_resize_cq();
+}
+
 int main(int argc, char **argv)
 {
 	struct thr th[MAX_THREADS];
@@ -1842,6 +2442,7 @@ int main(int argc, char **argv)
 	i = teardown();
 	check("teardown: every object left is destroyed", !i,
 	      "%d destroy calls failed", i);
+	same_object_races();
 	for (i = 0; i < nthr; i++) {
 		for (d = 0; d < 2; d++)
 			ibv_dereg_mr(th[i].mr[d]);
