@@ -210,6 +210,7 @@ static const struct ib_device_ops *const srnic_ops_tables[] = {
 	&srnic_cq_ops,
 	&srnic_srq_ops,
 	&srnic_mr_ops,
+	&srnic_mw_ops,
 	&srnic_counters_ops,
 	&srnic_ah_ops,
 	&srnic_qp_ops,

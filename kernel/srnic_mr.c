@@ -902,11 +902,7 @@ void srnic_mr_dev_fini(struct srnic_dev *sdev)
 /* reg_user_mr: srnic_compat_ops */
 const struct ib_device_ops srnic_mr_ops = {
 	.alloc_mr = srnic_alloc_mr,
-	.alloc_mw = srnic_alloc_mw,
-	.dealloc_mw = srnic_dealloc_mw,
 	.dereg_mr = srnic_dereg_mr,
 	.get_dma_mr = srnic_get_dma_mr,
 	.map_mr_sg = srnic_map_mr_sg,
-
-	INIT_RDMA_OBJ_SIZE(ib_mw, srnic_mw, ibmw),
 };

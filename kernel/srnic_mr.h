@@ -411,11 +411,10 @@ int srnic_mw_bind(struct srnic_dev *sdev, struct ib_pd *pd, u32 qpn,
 void srnic_mr_dev_init(struct srnic_dev *sdev);
 void srnic_mr_dev_fini(struct srnic_dev *sdev);
 
-/*
- * get_dma_mr, reg_user_mr, dereg_mr, alloc_mr, map_mr_sg, alloc_mw,
- * dealloc_mw and the size of struct srnic_mw.
- */
+/* get_dma_mr, dereg_mr, alloc_mr and map_mr_sg */
 extern const struct ib_device_ops srnic_mr_ops;
+/* alloc_mw, dealloc_mw and the size of struct srnic_mw */
+extern const struct ib_device_ops srnic_mw_ops;
 /* ib_device_ops.reg_user_mr through srnic_compat_ops */
 struct ib_mr *srnic_reg_user_mr(struct ib_pd *pd, u64 start, u64 length,
 				u64 iova, int access, struct ib_udata *udata);
@@ -429,8 +428,6 @@ struct srnic_mr *srnic_mw_get_mr(struct srnic_mem *mem, struct ib_pd *pd,
 				 u32 qpn, u32 rkey, u64 iova, u64 len,
 				 int access);
 int srnic_mw_invalidate(struct srnic_mem *mem, struct ib_pd *pd, u32 key);
-int srnic_alloc_mw(struct ib_mw *ibmw, struct ib_udata *udata);
-int srnic_dealloc_mw(struct ib_mw *ibmw);
 
 #if IS_ENABLED(CONFIG_RDMA_SRNIC_KUNIT_TEST)
 /* KUnit: an MR over kernel pages, with a given block size. */

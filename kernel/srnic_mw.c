@@ -250,7 +250,7 @@ struct srnic_mr *srnic_mw_get_mr(struct srnic_mem *mem, struct ib_pd *pd,
 	}
 }
 
-int srnic_alloc_mw(struct ib_mw *ibmw, struct ib_udata *udata)
+static int srnic_alloc_mw(struct ib_mw *ibmw, struct ib_udata *udata)
 {
 	struct srnic_dev *sdev = to_srnic_dev(ibmw->device);
 	struct srnic_mw *mw = to_srnic_mw(ibmw);
@@ -291,7 +291,7 @@ err_uncount:
  * only read it under RCU, which kfree_rcu() waits for) and either got an
  * MR reference of their own or fail.
  */
-int srnic_dealloc_mw(struct ib_mw *ibmw)
+static int srnic_dealloc_mw(struct ib_mw *ibmw)
 {
 	struct srnic_dev *sdev = to_srnic_dev(ibmw->device);
 	struct srnic_win *win = to_srnic_mw(ibmw)->win;
@@ -304,3 +304,10 @@ int srnic_dealloc_mw(struct ib_mw *ibmw)
 	atomic_dec(&sdev->mw_count);
 	return 0;
 }
+
+const struct ib_device_ops srnic_mw_ops = {
+	.alloc_mw = srnic_alloc_mw,
+	.dealloc_mw = srnic_dealloc_mw,
+
+	INIT_RDMA_OBJ_SIZE(ib_mw, srnic_mw, ibmw),
+};

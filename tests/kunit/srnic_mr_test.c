@@ -13,9 +13,9 @@
  *
  * The device is a zeroed struct srnic_dev that only has its key space set
  * up (srnic_mr_dev_init()), the PDs are bare struct ib_pd; verbs are called
- * through srnic_mr_ops, as ib_core would. User MRs need a process's memory
- * and are covered in the VM (tests/vm/test_mr.sh); here MRs over kernel
- * pages come from srnic_mr_reg_pages().
+ * through srnic_mr_ops and srnic_mw_ops, as ib_core would. User MRs need a
+ * process's memory and are covered in the VM (tests/vm/test_mr.sh); here
+ * MRs over kernel pages come from srnic_mr_reg_pages().
  *
  * Linked into srnic.o when CONFIG_RDMA_SRNIC_KUNIT_TEST=y; run it with
  * tests/kunit/run.sh 'srnic_mr'.
@@ -172,7 +172,7 @@ static struct srnic_mw *srnic_mr_test_alloc_mw(struct kunit *test,
 	mw->ibmw.device = &ctx->sdev->ib_dev;
 	mw->ibmw.pd = ctx->pd;
 	mw->ibmw.type = type;
-	KUNIT_ASSERT_EQ(test, srnic_mr_ops.alloc_mw(&mw->ibmw, NULL), 0);
+	KUNIT_ASSERT_EQ(test, srnic_mw_ops.alloc_mw(&mw->ibmw, NULL), 0);
 	return mw;
 }
 
@@ -355,7 +355,7 @@ static void keys_name_one_object_each(struct kunit *test)
 						 8, 0), -EINVAL);
 
 	for (i = 0; i < 2; i++)
-		KUNIT_EXPECT_EQ(test, srnic_mr_ops.dealloc_mw(&mws[i]->ibmw),
+		KUNIT_EXPECT_EQ(test, srnic_mw_ops.dealloc_mw(&mws[i]->ibmw),
 				0);
 	for (i = 0; i < 4; i++)
 		KUNIT_EXPECT_EQ(test, srnic_mr_ops.dereg_mr(mrs[i], NULL), 0);
@@ -799,7 +799,7 @@ static void mw_type1_binds_within_mr(struct kunit *test)
 						 srnic_mr_test_next_key(k2),
 						 iova, 8, ra), -EINVAL);
 
-	KUNIT_EXPECT_EQ(test, srnic_mr_ops.dealloc_mw(&mw->ibmw), 0);
+	KUNIT_EXPECT_EQ(test, srnic_mw_ops.dealloc_mw(&mw->ibmw), 0);
 	srnic_mr_test_dereg(test, mr);
 }
 
@@ -883,7 +883,7 @@ static void mw_type2_follows_iba_rules(struct kunit *test)
 					    mr->mem.key, iova, PAGE_SIZE, rw),
 			0);
 	KUNIT_EXPECT_EQ(test, mr->num_mw, 1);
-	KUNIT_EXPECT_EQ(test, srnic_mr_ops.dealloc_mw(&mw->ibmw), 0);
+	KUNIT_EXPECT_EQ(test, srnic_mw_ops.dealloc_mw(&mw->ibmw), 0);
 	KUNIT_EXPECT_EQ(test, mr->num_mw, 0);
 	KUNIT_EXPECT_EQ(test, srnic_mr_test_rkey(test, ctx->pd, 9, k0, iova, 8,
 						 IB_ACCESS_REMOTE_READ),
