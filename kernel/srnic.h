@@ -124,7 +124,7 @@ struct srnic_mcast {
  * @ah_next: next AH number to try; under @ah_xa's lock
  * @counters: event counters (srnic_counters.h); atomic, no lock
  * @mr_keys: key index (key >> 8) -> struct srnic_mem of every MR and MW
- *	(srnic_mr.h), one space so a key names one object; an allocating
+ *	(srnic_mem.h), one space so a key names one object; an allocating
  *	xarray changed under its own lock (process context: creation and
  *	destruction), read under RCU by the data path
  * @mr_key_next: next key index to try (xa_alloc_cyclic()); under
@@ -254,7 +254,9 @@ int srnic_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata);
 #include "srnic_queue.h"
 #include "srnic_cq.h"
 #include "srnic_srq.h"
+#include "srnic_mem.h"
 #include "srnic_mr.h"
+#include "srnic_mw.h"
 #include "srnic_qp.h"
 
 #endif /* SRNIC_H */

@@ -1,172 +1,19 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * srnic memory regions: registration (DMA, user, fast-register), the key
- * space shared with memory windows, the memory translation table and the
- * data-path accessors. The design is described in srnic_mr.h.
+ * srnic memory regions: registration (DMA, user, fast-register), the memory
+ * translation table and the data-path accessors. The design is described in
+ * srnic_mr.h; keys, lookups and references are srnic_mem.c's.
  */
 #include <linux/highmem.h>
 #include <linux/log2.h>
 #include <linux/mm.h>
 #include <linux/net.h>
 #include <linux/overflow.h>
-#include <linux/random.h>
 #include <linux/slab.h>
-#include <linux/xarray.h>
 #include <rdma/ib_umem.h>
 #include <rdma/iter.h>
 
 #include "srnic.h"
-
-/* How long deregistration waits for data-path users before it warns. */
-#define SRNIC_MR_RELEASE_TIMEOUT	(10 * HZ)
-
-/* ------------------------------------------------------------ key space */
-
-/**
- * srnic_mem_add() - give an initialised MR or MW its index and key
- * @sdev: the device
- * @mem: the object, complete but for @mem->index and @mem->key
- *
- * The index is reserved first and the object stored only once its key is
- * set, so the data path never finds it half made.
- *
- * Return: 0, or -ENOMEM when the key space or memory is exhausted.
- */
-int srnic_mem_add(struct srnic_dev *sdev, struct srnic_mem *mem)
-{
-	void *old;
-	u32 index;
-	int err;
-
-	err = xa_alloc_cyclic(&sdev->mr_keys, &index, NULL,
-			      XA_LIMIT(1, SRNIC_KEY_INDEX_MAX),
-			      &sdev->mr_key_next, GFP_KERNEL);
-	if (err < 0)
-		return err == -EBUSY ? -ENOMEM : err;
-	mem->index = index;
-	mem->key = index << SRNIC_KEY_INDEX_SHIFT | get_random_u8();
-	old = xa_store(&sdev->mr_keys, index, mem, GFP_KERNEL);
-	if (xa_is_err(old)) {
-		xa_erase(&sdev->mr_keys, index);
-		return xa_err(old);
-	}
-	return 0;
-}
-
-/**
- * srnic_mem_check() - may this access go through this MR or window?
- * @mem: the object
- * @pd: the QP's PD
- * @key: the key presented
- * @iova: first byte
- * @len: bytes, not 0
- * @access: IB_ACCESS_* rights needed
- *
- * Context: inside a read section of @mem->seq, or holding @mem->lock.
- * Return: 0, -EINVAL (key, state, PD), -EACCES or -ERANGE.
- */
-int srnic_mem_check(const struct srnic_mem *mem, const struct ib_pd *pd,
-		    u32 key, u64 iova, u64 len, int access)
-{
-	u64 end;
-
-	if (mem->key != key || mem->state != SRNIC_MEM_VALID || mem->pd != pd)
-		return -EINVAL;
-	if (access & ~mem->access)
-		return -EACCES;
-	/* mem->iova + mem->length does not overflow (checked at creation) */
-	if (check_add_overflow(iova, len, &end) || iova < mem->iova ||
-	    end - mem->iova > mem->length)
-		return -ERANGE;
-	return 0;
-}
-
-static void srnic_mem_set_state(struct srnic_mem *mem,
-				enum srnic_mem_state state)
-{
-	lockdep_assert_held(&mem->lock);
-	write_seqcount_begin(&mem->seq);
-	mem->state = state;
-	write_seqcount_end(&mem->seq);
-}
-
-/* ------------------------------------------------------ lookup and put */
-
-static void srnic_mr_release(struct kref *ref)
-{
-	struct srnic_mr *mr = container_of(ref, struct srnic_mr, ref);
-
-	complete(&mr->released);
-}
-
-void srnic_mr_put(struct srnic_mr *mr)
-{
-	if (mr)
-		kref_put(&mr->ref, srnic_mr_release);
-}
-
-/* A reference on the MR @mem is part of, if it is one and still live. */
-static struct srnic_mr *srnic_mr_tryget(struct srnic_mem *mem)
-{
-	struct srnic_mr *mr;
-
-	RCU_LOCKDEP_WARN(!rcu_read_lock_held(), "MR lookup outside an RCU read side");
-	if (!mem || mem->kind != SRNIC_MEM_MR)
-		return NULL;
-	mr = container_of(mem, struct srnic_mr, mem);
-	return kref_get_unless_zero(&mr->ref) ? mr : NULL;
-}
-
-/**
- * srnic_mr_lookup() - the MR whose index @key names, referenced, unchecked
- * @sdev: the device
- * @key: the key (only its index is used)
- *
- * Return: the MR (release with srnic_mr_put()) or NULL.
- */
-struct srnic_mr *srnic_mr_lookup(struct srnic_dev *sdev, u32 key)
-{
-	struct srnic_mr *mr;
-
-	rcu_read_lock();
-	mr = srnic_mr_tryget(xa_load(&sdev->mr_keys,
-				     key >> SRNIC_KEY_INDEX_SHIFT));
-	rcu_read_unlock();
-	return mr;
-}
-
-/* Check a referenced MR; on failure drop the reference. */
-static struct srnic_mr *srnic_mr_checked(struct srnic_mr *mr,
-					 struct ib_pd *pd, u32 key, u64 iova,
-					 u64 len, int access)
-{
-	unsigned int seq;
-	int err;
-
-	do {
-		seq = read_seqcount_begin(&mr->mem.seq);
-		err = srnic_mem_check(&mr->mem, pd, key, iova, len, access);
-	} while (read_seqcount_retry(&mr->mem.seq, seq));
-	if (unlikely(err)) {
-		srnic_mr_put(mr);
-		return ERR_PTR(err);
-	}
-	return mr;
-}
-
-struct srnic_mr *srnic_mr_get_lkey(struct srnic_dev *sdev, struct ib_pd *pd,
-				   u32 lkey, u64 iova, u64 len, int access)
-{
-	struct srnic_mr *mr;
-
-	/* IBA: a zero-length access may carry any key (see srnic_mr.h). */
-	if (!len)
-		return NULL;
-	mr = srnic_mr_lookup(sdev, lkey);
-	if (unlikely(!mr))
-		return ERR_PTR(-EINVAL);
-	return srnic_mr_checked(mr, pd, lkey, iova, len, access);
-}
 
 void srnic_sge_cursor_init(struct srnic_sge_cursor *c,
 			   const struct ib_sge *sge, u32 num, u32 off)
@@ -197,29 +44,6 @@ struct srnic_mr *srnic_sge_cursor_next(struct srnic_sge_cursor *c,
 		return mr;
 	}
 	return NULL;
-}
-
-struct srnic_mr *srnic_mr_get_rkey(struct srnic_dev *sdev, struct ib_pd *pd,
-				   u32 qpn, u32 rkey, u64 iova, u64 len,
-				   int access)
-{
-	struct srnic_mem *mem;
-	struct srnic_mr *mr;
-
-	if (!len)
-		return NULL;
-	rcu_read_lock();
-	mem = xa_load(&sdev->mr_keys, rkey >> SRNIC_KEY_INDEX_SHIFT);
-	if (mem && mem->kind == SRNIC_MEM_MW) {
-		mr = srnic_mw_get_mr(mem, pd, qpn, rkey, iova, len, access);
-		rcu_read_unlock();
-		return mr;
-	}
-	mr = srnic_mr_tryget(mem);
-	rcu_read_unlock();
-	if (unlikely(!mr))
-		return ERR_PTR(-EINVAL);
-	return srnic_mr_checked(mr, pd, rkey, iova, len, access);
 }
 
 /* ---------------------------------------------------------- translation */
@@ -501,13 +325,8 @@ static struct srnic_mr *srnic_mr_alloc(struct ib_pd *pd,
 	/* ib_core sets these too; set them for callers that are not it. */
 	mr->ibmr.device = pd->device;
 	mr->ibmr.pd = pd;
-	kref_init(&mr->ref);
-	init_completion(&mr->released);
-	spin_lock_init(&mr->mem.lock);
-	seqcount_spinlock_init(&mr->mem.seq, &mr->mem.lock);
-	mr->mem.kind = SRNIC_MEM_MR;
-	mr->mem.pd = pd;
-	mr->mem.state = SRNIC_MEM_INVALID;
+	srnic_mem_init(&mr->mem, SRNIC_MEM_MR, pd, SRNIC_MEM_INVALID,
+		       type == SRNIC_MR_FAST);
 	return mr;
 
 err_free_blocks:
@@ -770,60 +589,15 @@ out_unlock:
 	return err;
 }
 
-/* Invalidate a fast-reg MR. Context: RCU read side (keeps @mr's memory). */
-static int srnic_mr_do_invalidate(struct srnic_mr *mr, struct ib_pd *pd,
-				  u32 key)
-{
-	int err = 0;
-
-	spin_lock_bh(&mr->mem.lock);
-	if (mr->mem.key != key || mr->mem.pd != pd ||
-	    mr->type != SRNIC_MR_FAST ||
-	    mr->mem.state == SRNIC_MEM_INVALID || mr->num_mw)
-		err = -EINVAL;
-	else
-		srnic_mem_set_state(&mr->mem, SRNIC_MEM_FREE);
-	spin_unlock_bh(&mr->mem.lock);
-	return err;
-}
-
-int srnic_mr_invalidate(struct srnic_dev *sdev, struct ib_pd *pd, u32 key)
-{
-	struct srnic_mem *mem;
-	int err;
-
-	rcu_read_lock();
-	mem = xa_load(&sdev->mr_keys, key >> SRNIC_KEY_INDEX_SHIFT);
-	if (!mem)
-		err = -EINVAL;
-	else if (mem->kind == SRNIC_MEM_MW)
-		err = srnic_mw_invalidate(mem, pd, key);
-	else
-		err = srnic_mr_do_invalidate(container_of(mem, struct srnic_mr,
-							  mem), pd, key);
-	rcu_read_unlock();
-	return err;
-}
-
-/* Wait until the data path has let go of @mr. */
-static void srnic_mr_wait_unused(struct srnic_mr *mr)
-{
-	if (wait_for_completion_timeout(&mr->released,
-					SRNIC_MR_RELEASE_TIMEOUT))
-		return;
-	WARN_ONCE(1, "srnic: MR %#x still referenced after %d s\n",
-		  mr->mem.key, SRNIC_MR_RELEASE_TIMEOUT / HZ);
-	wait_for_completion(&mr->released);
-}
-
 /*
- * Teardown. Marking the MR INVALID stops new accesses; removing its index
- * stops new lookups. Who may still hold a reference: a transport engine in
- * the middle of a copy, a zero-copy append or an atomic (each ends with
- * srnic_mr_put() when that operation ends), or a bind that looked the MR up
- * and finds it INVALID under its lock. Windows cannot: num_mw is 0 and, with
- * the MR INVALID, stays 0. Then the pages can go: skbs that got them as
- * fragments hold their own page references.
+ * Teardown. Marking the MR INVALID stops new accesses; srnic_mem_del()
+ * removes its index, which stops new lookups, and waits for whoever still
+ * holds a reference: a transport engine in the middle of a copy, a
+ * zero-copy append or an atomic (each ends with srnic_mr_put() when that
+ * operation ends), or a bind that looked the MR up and finds it INVALID
+ * under its lock. Windows cannot: nbound is 0 and, with the MR INVALID,
+ * stays 0. Then the pages can go: skbs that got them as fragments hold
+ * their own page references.
  */
 static int srnic_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 {
@@ -831,16 +605,14 @@ static int srnic_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 
 	spin_lock_bh(&mr->mem.lock);
 	/* IBA: an MR with bound windows cannot be deregistered. */
-	if (mr->num_mw) {
+	if (mr->mem.nbound) {
 		spin_unlock_bh(&mr->mem.lock);
 		return -EBUSY;
 	}
 	srnic_mem_set_state(&mr->mem, SRNIC_MEM_INVALID);
 	spin_unlock_bh(&mr->mem.lock);
 
-	xa_erase(&mr->sdev->mr_keys, mr->mem.index);
-	srnic_mr_put(mr);	/* the registration's reference */
-	srnic_mr_wait_unused(mr);
+	srnic_mem_del(mr->sdev, &mr->mem);
 	srnic_mr_free(mr);
 	return 0;
 }
@@ -879,25 +651,6 @@ struct srnic_mr *srnic_mr_reg_pages(struct ib_pd *pd, struct page **blocks,
 	return mr;
 }
 #endif
-
-/* -------------------------------------------------------- per device */
-
-void srnic_mr_dev_init(struct srnic_dev *sdev)
-{
-	/* the index must fit the 24 bits above the key byte */
-	BUILD_BUG_ON(SRNIC_KEY_INDEX_MAX >> (32 - SRNIC_KEY_INDEX_SHIFT));
-	xa_init_flags(&sdev->mr_keys, XA_FLAGS_ALLOC1);
-	sdev->mr_key_next = 1;
-	atomic_set(&sdev->mr_count, 0);
-	atomic_set(&sdev->mw_count, 0);
-}
-
-void srnic_mr_dev_fini(struct srnic_dev *sdev)
-{
-	/* ib_core destroyed every MR and MW before letting the device go. */
-	WARN_ON(!xa_empty(&sdev->mr_keys));
-	xa_destroy(&sdev->mr_keys);
-}
 
 /* reg_user_mr: srnic_compat_ops */
 const struct ib_device_ops srnic_mr_ops = {

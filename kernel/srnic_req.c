@@ -409,7 +409,7 @@ static void srnic_req_local_op(struct srnic_qp *qp, struct srnic_send_wqe *wqe)
 
 	switch (wqe->opcode) {
 	case IB_WR_LOCAL_INV:
-		err = srnic_mr_invalidate(sdev, qp->ibqp.pd, wqe->ex);
+		err = srnic_mem_invalidate(sdev, qp->ibqp.pd, wqe->ex);
 		break;
 	case IB_WR_REG_MR: {
 		struct ib_reg_wr reg = {

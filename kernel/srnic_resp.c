@@ -684,8 +684,8 @@ static void srnic_resp_rc(struct srnic_qp *qp, struct srnic_pkt *pkt)
 	}
 
 	if ((info->flags & SRNIC_OPF_IETH) && (pkt->pos & SRNIC_POS_LAST) &&
-	    srnic_mr_invalidate(qp->sdev, qp->ibqp.pd,
-				srnic_ieth_rkey(pkt->ieth))) {
+	    srnic_mem_invalidate(qp->sdev, qp->ibqp.pd,
+				 srnic_ieth_rkey(pkt->ieth))) {
 		err = -EINVAL;
 		goto err_nak;
 	}
