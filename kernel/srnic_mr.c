@@ -14,37 +14,6 @@
 
 #include "srnic.h"
 
-void srnic_sge_cursor_init(struct srnic_sge_cursor *c,
-			   const struct ib_sge *sge, u32 num, u32 off)
-{
-	c->sge = sge;
-	c->num = num;
-	c->i = 0;
-	c->off = off;
-}
-
-struct srnic_mr *srnic_sge_cursor_next(struct srnic_sge_cursor *c,
-				       struct srnic_dev *sdev, struct ib_pd *pd,
-				       u32 len, int access, u64 *iova, u32 *n)
-{
-	for (; c->i < c->num; c->i++) {
-		const struct ib_sge *sge = &c->sge[c->i];
-		struct srnic_mr *mr;
-
-		if (c->off >= sge->length) {
-			c->off -= sge->length;
-			continue;
-		}
-		*n = min(len, sge->length - c->off);
-		*iova = sge->addr + c->off;
-		mr = srnic_mr_get_lkey(sdev, pd, sge->lkey, *iova, *n, access);
-		if (!IS_ERR(mr))
-			c->off += *n;
-		return mr;
-	}
-	return NULL;
-}
-
 /* ------------------------------------------------------- registration */
 
 /*

@@ -126,50 +126,6 @@ static inline void srnic_mr_put(struct srnic_mr *mr)
 }
 
 /**
- * struct srnic_sge_cursor - a position in a scatter list
- * @sge: the list
- * @num: its entries
- * @i: current entry
- * @off: byte offset into entry @i
- */
-struct srnic_sge_cursor {
-	const struct ib_sge	*sge;
-	u32			num;
-	u32			i;
-	u32			off;
-};
-
-/**
- * srnic_sge_cursor_init() - place a cursor at byte @off of a scatter list
- * @c: the cursor
- * @sge: the list
- * @num: its entries
- * @off: byte offset from the start of the list
- */
-void srnic_sge_cursor_init(struct srnic_sge_cursor *c,
-			   const struct ib_sge *sge, u32 num, u32 off);
-
-/**
- * srnic_sge_cursor_next() - translate the next piece of a scatter list
- * @c: the cursor, advanced past the piece
- * @sdev: the device
- * @pd: the PD of the QP
- * @len: at most this many bytes
- * @access: as for srnic_mr_get_lkey()
- * @iova: set to the piece's first byte
- * @n: set to its length (1..@len)
- *
- * The piece is the rest of the current SGE, up to @len bytes; its lkey is
- * checked through srnic_mr_get_lkey().
- *
- * Return: the MR with a reference (srnic_mr_put()), an ERR_PTR from
- * srnic_mr_get_lkey(), or NULL when the list has no bytes left.
- */
-struct srnic_mr *srnic_sge_cursor_next(struct srnic_sge_cursor *c,
-				       struct srnic_dev *sdev, struct ib_pd *pd,
-				       u32 len, int access, u64 *iova, u32 *n);
-
-/**
  * srnic_mr_fast_reg() - IB_WR_REG_MR, executed by the requester
  * @sdev: the device
  * @pd: the QP's PD, which must be the MR's

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * KUnit suite "srnic_mr": kernel/srnic_mem.c, srnic_mr.c and srnic_mw.c.
+ * KUnit suite "srnic_mr": kernel/srnic_mem.c, srnic_mr.c, srnic_mtt.c,
+ * srnic_mw.c and srnic_sge.c.
  *
  *   - MTT translation over separately allocated 4 KiB pages and over
  *     physically contiguous 2 MiB blocks (order-9 allocations);
@@ -11,7 +12,9 @@
  *     to its MR, references, freed keys refused;
  *   - memory windows, type 1 and type 2, and IBA's bind rules;
  *   - zero-copy fragment append and copy from a non-linear skb;
- *   - atomic mapping and its alignment checks.
+ *   - atomic mapping and its alignment checks;
+ *   - the SGE walks (srnic_sge.c): gather, scatter from memory and from an
+ *     skb, zero copy, keys checked per SGE at use, the position reached.
  *
  * The device is a zeroed struct srnic_dev that only has its key space set
  * up (srnic_mem_dev_init()), the PDs are bare struct ib_pd; verbs are called
@@ -1174,6 +1177,112 @@ static void atomic_map_checks_alignment(struct kunit *test)
 	srnic_mr_test_dereg(test, mr);
 }
 
+/* ------------------------------------------------------ SGE walks */
+
+static void sge_walks_span_mrs(struct kunit *test)
+{
+	struct srnic_mr_test_ctx *ctx = test->priv;
+	const u64 ia = 0x60000, ib = 0x70000;
+	struct srnic_mr *a, *b, *ro;
+	struct srnic_sge_cursor c;
+	struct page **pages;
+	struct ib_sge sge[3];
+	struct sk_buff *skb;
+	u8 *want, *got;
+
+	pages = srnic_mr_test_pages(test, 2, 0);
+	KUNIT_ASSERT_NOT_NULL(test, pages);
+	want = kunit_kmalloc(test, 400, GFP_KERNEL);
+	got = kunit_kzalloc(test, 400, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, want);
+	KUNIT_ASSERT_NOT_NULL(test, got);
+	srnic_mr_test_fill(want, 400, 3);
+	a = srnic_mr_test_reg(test, &pages[0], 1, PAGE_SHIFT, 0, ia, PAGE_SIZE,
+			      IB_ACCESS_LOCAL_WRITE);
+	b = srnic_mr_test_reg(test, &pages[1], 1, PAGE_SHIFT, 0, ib, PAGE_SIZE,
+			      IB_ACCESS_LOCAL_WRITE);
+	ro = srnic_mr_test_reg(test, &pages[1], 1, PAGE_SHIFT, 0, ib,
+			       PAGE_SIZE, 0);
+	/* 100 bytes of A, an empty SGE with any key, 200 bytes of B */
+	sge[0] = (struct ib_sge){ .addr = ia + 10, .length = 100,
+				  .lkey = a->mem.key };
+	sge[1] = (struct ib_sge){ .addr = 1, .length = 0, .lkey = 0xdead };
+	sge[2] = (struct ib_sge){ .addr = ib + 50, .length = 200,
+				  .lkey = b->mem.key };
+
+	/* scatter, then gather from the middle: the bytes land per SGE */
+	srnic_sge_cursor_init(&c, ctx->sdev, ctx->pd, sge, 3, 0);
+	KUNIT_EXPECT_EQ(test, srnic_sge_copy_to(&c, want, 300), 0);
+	KUNIT_EXPECT_EQ(test, c.pos, 300U);
+	KUNIT_EXPECT_EQ(test, memcmp(page_address(pages[0]) + 10, want, 100),
+			0);
+	KUNIT_EXPECT_EQ(test, memcmp(page_address(pages[1]) + 50, want + 100,
+				     200), 0);
+	srnic_sge_cursor_init(&c, ctx->sdev, ctx->pd, sge, 3, 50);
+	KUNIT_EXPECT_EQ(test, srnic_sge_copy_from(&c, got, 200), 0);
+	KUNIT_EXPECT_EQ(test, c.pos, 250U);
+	KUNIT_EXPECT_EQ(test, memcmp(got, want + 50, 200), 0);
+	/* and on from where it stopped */
+	KUNIT_EXPECT_EQ(test, srnic_sge_copy_from(&c, got, 50), 0);
+	KUNIT_EXPECT_EQ(test, memcmp(got, want + 250, 50), 0);
+
+	/* the list ends first: -EINVAL, pos at its end */
+	srnic_sge_cursor_init(&c, ctx->sdev, ctx->pd, sge, 3, 0);
+	KUNIT_EXPECT_EQ(test, srnic_sge_copy_from(&c, got, 301), -EINVAL);
+	KUNIT_EXPECT_EQ(test, c.pos, 300U);
+
+	/* from an skb */
+	skb = alloc_skb(400, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, skb);
+	skb_put_data(skb, want + 100, 400 - 100);
+	srnic_sge_cursor_init(&c, ctx->sdev, ctx->pd, sge, 3, 0);
+	KUNIT_EXPECT_EQ(test, srnic_sge_copy_from_skb(&c, skb, 4, 296), 0);
+	KUNIT_EXPECT_EQ(test, memcmp(page_address(pages[0]) + 10, want + 104,
+				     100), 0);
+	KUNIT_EXPECT_EQ(test, memcmp(page_address(pages[1]) + 50, want + 204,
+				     196), 0);
+	/* past the skb's end: -EFAULT after the first SGE */
+	srnic_sge_cursor_init(&c, ctx->sdev, ctx->pd, sge, 3, 0);
+	KUNIT_EXPECT_EQ(test, srnic_sge_copy_from_skb(&c, skb, 100, 300),
+			-EFAULT);
+	KUNIT_EXPECT_EQ(test, c.pos, 100U);
+	kfree_skb(skb);
+
+	/* keys are checked at use: bytes before a bad SGE are placed */
+	sge[2].lkey = ro->mem.key;
+	srnic_sge_cursor_init(&c, ctx->sdev, ctx->pd, sge, 3, 0);
+	KUNIT_EXPECT_EQ(test, srnic_sge_copy_to(&c, want, 300), -EACCES);
+	KUNIT_EXPECT_EQ(test, c.pos, 100U);
+	srnic_sge_cursor_init(&c, ctx->sdev, ctx->pd, sge, 3, 0);
+	KUNIT_EXPECT_EQ(test, srnic_sge_copy_from(&c, got, 300), 0);
+	sge[2].lkey = srnic_mr_test_next_key(b->mem.key);
+	srnic_sge_cursor_init(&c, ctx->sdev, ctx->pd, sge, 3, 0);
+	KUNIT_EXPECT_EQ(test, srnic_sge_copy_from(&c, got, 300), -EINVAL);
+	KUNIT_EXPECT_EQ(test, c.pos, 100U);
+	srnic_sge_cursor_init(&c, ctx->sdev, ctx->other_pd, sge, 3, 0);
+	KUNIT_EXPECT_EQ(test, srnic_sge_copy_from(&c, got, 10), -EINVAL);
+	KUNIT_EXPECT_EQ(test, c.pos, 0U);
+	sge[2].lkey = b->mem.key;
+
+	/* zero copy: one fragment per SGE, the bytes of the list */
+	srnic_sge_cursor_init(&c, ctx->sdev, ctx->pd, sge, 3, 0);
+	KUNIT_ASSERT_EQ(test, srnic_sge_copy_to(&c, want, 300), 0);
+	skb = alloc_skb(0, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, skb);
+	srnic_sge_cursor_init(&c, ctx->sdev, ctx->pd, sge, 3, 20);
+	KUNIT_EXPECT_EQ(test, srnic_sge_add_frags(&c, 250, skb), 0);
+	KUNIT_EXPECT_EQ(test, skb_shinfo(skb)->nr_frags, 2);
+	KUNIT_EXPECT_EQ(test, skb->len, 250U);
+	memset(got, 0, 400);
+	KUNIT_EXPECT_EQ(test, skb_copy_bits(skb, 0, got, 250), 0);
+	KUNIT_EXPECT_EQ(test, memcmp(got, want + 20, 250), 0);
+	kfree_skb(skb);
+
+	srnic_mr_test_dereg(test, ro);
+	srnic_mr_test_dereg(test, b);
+	srnic_mr_test_dereg(test, a);
+}
+
 static struct kunit_case srnic_mr_test_cases[] = {
 	KUNIT_CASE(mtt_translates_across_4k_blocks),
 	KUNIT_CASE(mtt_translates_2m_blocks),
@@ -1191,6 +1300,7 @@ static struct kunit_case srnic_mr_test_cases[] = {
 	KUNIT_CASE(add_frags_appends_referenced_pages),
 	KUNIT_CASE(copy_from_skb_spans_head_and_frags),
 	KUNIT_CASE(atomic_map_checks_alignment),
+	KUNIT_CASE(sge_walks_span_mrs),
 	{}
 };
 
