@@ -18,8 +18,11 @@
  *   TX scheduler       srnic_sched.c: runs the requester and responder as
  *                      producers registered per QP, paces, backpressure
  *   wire and QP core   srnic_xmit.c; srnic_qp_core.c (lookup, error state)
- *   beneath all        srnic_registry.c (devices by netdev), the memory
- *                      objects, rings, opcode/ICRC/DCQCN logic, counters
+ *   memory             srnic_mr.c, srnic_mw.c (verbs) > srnic_sge.c (the
+ *                      one SGE walk) > srnic_mem.c (keys, lookup by kind,
+ *                      references, MW bindings), srnic_mtt.c (translation)
+ *   beneath all        srnic_registry.c (devices by netdev), rings,
+ *                      opcode/ICRC/DCQCN logic, counters
  * The one cycle is requester <-> completer, as IBA couples them (9.7): the
  * completer retires and fails the requester's WQEs and re-arms its timer,
  * the requester retires what completes without an ACK (UC, UD, local
@@ -145,7 +148,7 @@ struct srnic_mcast {
  * @ah_next: next AH number to try; under @ah_xa's lock
  * @counters: event counters (srnic_counters.h); atomic, no lock
  * @mr_keys: key index (key >> 8) -> struct srnic_mem of every MR and MW
- *	(srnic_mr.h), one space so a key names one object; an allocating
+ *	(srnic_mem.h), one space so a key names one object; an allocating
  *	xarray changed under its own lock (process context: creation and
  *	destruction), read under RCU by the data path
  * @mr_key_next: next key index to try (xa_alloc_cyclic()); under
@@ -276,7 +279,11 @@ int srnic_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata);
 #include "srnic_queue.h"
 #include "srnic_cq.h"
 #include "srnic_srq.h"
+#include "srnic_mem.h"
 #include "srnic_mr.h"
+#include "srnic_mtt.h"
+#include "srnic_sge.h"
+#include "srnic_mw.h"
 #include "srnic_qp.h"
 #include "srnic_transport.h"
 

@@ -302,28 +302,12 @@ static bool srnic_comp_rd_in_order(struct srnic_qp *qp,
 static bool srnic_comp_place(struct srnic_qp *qp, struct srnic_send_wqe *wqe,
 			     u32 off, const struct srnic_pkt *pkt)
 {
-	int skb_off = pkt->hdr_len;
-	u32 len = pkt->paylen;
 	struct srnic_sge_cursor c;
-	struct srnic_mr *mr;
-	u64 iova;
-	u32 n;
-	int err;
 
-	srnic_sge_cursor_init(&c, wqe->sge, wqe->num_sge, off);
-	for (; len; len -= n, skb_off += n) {
-		mr = srnic_sge_cursor_next(&c, qp->sdev, qp->ibqp.pd, len,
-					   IB_ACCESS_LOCAL_WRITE, &iova, &n);
-		if (IS_ERR_OR_NULL(mr))
-			goto fail;
-		err = srnic_mr_copy_from_skb(mr, iova, pkt->skb, skb_off, n);
-		srnic_mr_put(mr);
-		if (err)
-			goto fail;
-	}
-	return false;
-
-fail:
+	srnic_sge_cursor_init(&c, qp->sdev, qp->ibqp.pd, wqe->sge,
+			      wqe->num_sge, off);
+	if (!srnic_sge_copy_from_skb(&c, pkt->skb, pkt->hdr_len, pkt->paylen))
+		return false;
 	wqe->status = IB_WC_LOC_PROT_ERR;
 	wqe->state = SRNIC_WQE_DONE;
 	return true;

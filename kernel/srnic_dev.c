@@ -143,7 +143,7 @@ static void srnic_dealloc_driver(struct ib_device *ibdev)
 	srnic_net_put(sdev);
 	srnic_dev_fini_tables(sdev);
 	srnic_srq_dev_fini(sdev);
-	srnic_mr_dev_fini(sdev);
+	srnic_mem_dev_fini(sdev);
 	srnic_mcast_dev_fini(sdev);
 	netdev_put(sdev->ndev, &sdev->ndev_tracker);
 	ibdev_dbg(ibdev, "deallocated\n");
@@ -210,6 +210,7 @@ static const struct ib_device_ops *const srnic_ops_tables[] = {
 	&srnic_cq_ops,
 	&srnic_srq_ops,
 	&srnic_mr_ops,
+	&srnic_mw_ops,
 	&srnic_counters_ops,
 	&srnic_ah_ops,
 	&srnic_qp_ops,
@@ -343,7 +344,7 @@ int srnic_dev_add(const char *name, struct net_device *ndev)
 	sdev = ib_alloc_device(srnic_dev, ib_dev);
 	if (!sdev)
 		return -ENOMEM;
-	srnic_mr_dev_init(sdev);
+	srnic_mem_dev_init(sdev);
 	ibdev = &sdev->ib_dev;
 	srnic_dev_init_tables(sdev);
 	sdev->ndev = ndev;
@@ -386,7 +387,7 @@ err_net_put:
 err_dealloc:
 	netdev_put(ndev, &sdev->ndev_tracker);
 	srnic_dev_fini_tables(sdev);
-	srnic_mr_dev_fini(sdev);
+	srnic_mem_dev_fini(sdev);
 	ib_dealloc_device(ibdev);
 	return err;
 }

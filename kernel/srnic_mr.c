@@ -1,434 +1,18 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * srnic memory regions: registration (DMA, user, fast-register), the key
- * space shared with memory windows, the memory translation table and the
- * data-path accessors. The design is described in srnic_mr.h.
+ * srnic memory regions: registration (DMA, user, fast-register), which fills
+ * the memory translation table. The design is described in srnic_mr.h;
+ * keys, lookups and references are srnic_mem.c's, translation (iova to
+ * pages, copies) srnic_mtt.c's.
  */
-#include <linux/highmem.h>
 #include <linux/log2.h>
 #include <linux/mm.h>
-#include <linux/net.h>
 #include <linux/overflow.h>
-#include <linux/random.h>
 #include <linux/slab.h>
-#include <linux/xarray.h>
 #include <rdma/ib_umem.h>
 #include <rdma/iter.h>
 
 #include "srnic.h"
-
-/* How long deregistration waits for data-path users before it warns. */
-#define SRNIC_MR_RELEASE_TIMEOUT	(10 * HZ)
-
-/* ------------------------------------------------------------ key space */
-
-/**
- * srnic_mem_add() - give an initialised MR or MW its index and key
- * @sdev: the device
- * @mem: the object, complete but for @mem->index and @mem->key
- *
- * The index is reserved first and the object stored only once its key is
- * set, so the data path never finds it half made.
- *
- * Return: 0, or -ENOMEM when the key space or memory is exhausted.
- */
-int srnic_mem_add(struct srnic_dev *sdev, struct srnic_mem *mem)
-{
-	void *old;
-	u32 index;
-	int err;
-
-	err = xa_alloc_cyclic(&sdev->mr_keys, &index, NULL,
-			      XA_LIMIT(1, SRNIC_KEY_INDEX_MAX),
-			      &sdev->mr_key_next, GFP_KERNEL);
-	if (err < 0)
-		return err == -EBUSY ? -ENOMEM : err;
-	mem->index = index;
-	mem->key = index << SRNIC_KEY_INDEX_SHIFT | get_random_u8();
-	old = xa_store(&sdev->mr_keys, index, mem, GFP_KERNEL);
-	if (xa_is_err(old)) {
-		xa_erase(&sdev->mr_keys, index);
-		return xa_err(old);
-	}
-	return 0;
-}
-
-/**
- * srnic_mem_check() - may this access go through this MR or window?
- * @mem: the object
- * @pd: the QP's PD
- * @key: the key presented
- * @iova: first byte
- * @len: bytes, not 0
- * @access: IB_ACCESS_* rights needed
- *
- * Context: inside a read section of @mem->seq, or holding @mem->lock.
- * Return: 0, -EINVAL (key, state, PD), -EACCES or -ERANGE.
- */
-int srnic_mem_check(const struct srnic_mem *mem, const struct ib_pd *pd,
-		    u32 key, u64 iova, u64 len, int access)
-{
-	u64 end;
-
-	if (mem->key != key || mem->state != SRNIC_MEM_VALID || mem->pd != pd)
-		return -EINVAL;
-	if (access & ~mem->access)
-		return -EACCES;
-	/* mem->iova + mem->length does not overflow (checked at creation) */
-	if (check_add_overflow(iova, len, &end) || iova < mem->iova ||
-	    end - mem->iova > mem->length)
-		return -ERANGE;
-	return 0;
-}
-
-static void srnic_mem_set_state(struct srnic_mem *mem,
-				enum srnic_mem_state state)
-{
-	lockdep_assert_held(&mem->lock);
-	write_seqcount_begin(&mem->seq);
-	mem->state = state;
-	write_seqcount_end(&mem->seq);
-}
-
-/* ------------------------------------------------------ lookup and put */
-
-static void srnic_mr_release(struct kref *ref)
-{
-	struct srnic_mr *mr = container_of(ref, struct srnic_mr, ref);
-
-	complete(&mr->released);
-}
-
-void srnic_mr_put(struct srnic_mr *mr)
-{
-	if (mr)
-		kref_put(&mr->ref, srnic_mr_release);
-}
-
-/* A reference on the MR @mem is part of, if it is one and still live. */
-static struct srnic_mr *srnic_mr_tryget(struct srnic_mem *mem)
-{
-	struct srnic_mr *mr;
-
-	RCU_LOCKDEP_WARN(!rcu_read_lock_held(), "MR lookup outside an RCU read side");
-	if (!mem || mem->kind != SRNIC_MEM_MR)
-		return NULL;
-	mr = container_of(mem, struct srnic_mr, mem);
-	return kref_get_unless_zero(&mr->ref) ? mr : NULL;
-}
-
-/**
- * srnic_mr_lookup() - the MR whose index @key names, referenced, unchecked
- * @sdev: the device
- * @key: the key (only its index is used)
- *
- * Return: the MR (release with srnic_mr_put()) or NULL.
- */
-struct srnic_mr *srnic_mr_lookup(struct srnic_dev *sdev, u32 key)
-{
-	struct srnic_mr *mr;
-
-	rcu_read_lock();
-	mr = srnic_mr_tryget(xa_load(&sdev->mr_keys,
-				     key >> SRNIC_KEY_INDEX_SHIFT));
-	rcu_read_unlock();
-	return mr;
-}
-
-/* Check a referenced MR; on failure drop the reference. */
-static struct srnic_mr *srnic_mr_checked(struct srnic_mr *mr,
-					 struct ib_pd *pd, u32 key, u64 iova,
-					 u64 len, int access)
-{
-	unsigned int seq;
-	int err;
-
-	do {
-		seq = read_seqcount_begin(&mr->mem.seq);
-		err = srnic_mem_check(&mr->mem, pd, key, iova, len, access);
-	} while (read_seqcount_retry(&mr->mem.seq, seq));
-	if (unlikely(err)) {
-		srnic_mr_put(mr);
-		return ERR_PTR(err);
-	}
-	return mr;
-}
-
-struct srnic_mr *srnic_mr_get_lkey(struct srnic_dev *sdev, struct ib_pd *pd,
-				   u32 lkey, u64 iova, u64 len, int access)
-{
-	struct srnic_mr *mr;
-
-	/* IBA: a zero-length access may carry any key (see srnic_mr.h). */
-	if (!len)
-		return NULL;
-	mr = srnic_mr_lookup(sdev, lkey);
-	if (unlikely(!mr))
-		return ERR_PTR(-EINVAL);
-	return srnic_mr_checked(mr, pd, lkey, iova, len, access);
-}
-
-void srnic_sge_cursor_init(struct srnic_sge_cursor *c,
-			   const struct ib_sge *sge, u32 num, u32 off)
-{
-	c->sge = sge;
-	c->num = num;
-	c->i = 0;
-	c->off = off;
-}
-
-struct srnic_mr *srnic_sge_cursor_next(struct srnic_sge_cursor *c,
-				       struct srnic_dev *sdev, struct ib_pd *pd,
-				       u32 len, int access, u64 *iova, u32 *n)
-{
-	for (; c->i < c->num; c->i++) {
-		const struct ib_sge *sge = &c->sge[c->i];
-		struct srnic_mr *mr;
-
-		if (c->off >= sge->length) {
-			c->off -= sge->length;
-			continue;
-		}
-		*n = min(len, sge->length - c->off);
-		*iova = sge->addr + c->off;
-		mr = srnic_mr_get_lkey(sdev, pd, sge->lkey, *iova, *n, access);
-		if (!IS_ERR(mr))
-			c->off += *n;
-		return mr;
-	}
-	return NULL;
-}
-
-struct srnic_mr *srnic_mr_get_rkey(struct srnic_dev *sdev, struct ib_pd *pd,
-				   u32 qpn, u32 rkey, u64 iova, u64 len,
-				   int access)
-{
-	struct srnic_mem *mem;
-	struct srnic_mr *mr;
-
-	if (!len)
-		return NULL;
-	rcu_read_lock();
-	mem = xa_load(&sdev->mr_keys, rkey >> SRNIC_KEY_INDEX_SHIFT);
-	if (mem && mem->kind == SRNIC_MEM_MW) {
-		mr = srnic_mw_get_mr(mem, pd, qpn, rkey, iova, len, access);
-		rcu_read_unlock();
-		return mr;
-	}
-	mr = srnic_mr_tryget(mem);
-	rcu_read_unlock();
-	if (unlikely(!mr))
-		return ERR_PTR(-EINVAL);
-	return srnic_mr_checked(mr, pd, rkey, iova, len, access);
-}
-
-/* ---------------------------------------------------------- translation */
-
-/*
- * The page holding @iova and the offset in it. Table MRs: O(1) through the
- * MTT; an index outside the table means a caller skipped the range check,
- * so it WARNs. DMA MRs: @iova is a kernel VA; NULL outside the linear map.
- */
-static struct page *srnic_mr_page(const struct srnic_mr *mr, u64 iova,
-				  unsigned int *poff)
-{
-	struct page *first;
-	u64 off, idx, boff;
-
-	if (mr->type == SRNIC_MR_DMA) {
-		const void *va = (const void *)(uintptr_t)iova;
-
-		if (!virt_addr_valid(va))
-			return NULL;
-		*poff = offset_in_page(va);
-		return virt_to_page(va);
-	}
-	off = iova - mr->mem.iova + mr->offset;
-	idx = off >> mr->page_shift;
-	boff = off & (BIT_ULL(mr->page_shift) - 1);
-	if (WARN_ON_ONCE(idx >= mr->nblocks))
-		return NULL;
-	first = mr->blocks[idx];
-	if (WARN_ON_ONCE(!first))
-		return NULL;
-	*poff = offset_in_page(boff);
-	/* The block is physically contiguous: its pages follow the first. */
-	return nth_page(first, boff >> PAGE_SHIFT);
-}
-
-/*
- * Walk [iova, iova + len) of @mr, calling @fn on each mapped piece: one page
- * at a time through kmap_local_page() for table MRs, in one go for DMA MRs.
- * Always inlined so that @fn is a direct call.
- */
-static __always_inline int srnic_mr_walk(struct srnic_mr *mr, u64 iova,
-					 u32 len,
-					 int (*fn)(void *va, u32 n, void *ctx),
-					 void *ctx)
-{
-	if (mr->type == SRNIC_MR_DMA)
-		return fn((void *)(uintptr_t)iova, len, ctx);
-
-	while (len) {
-		unsigned int poff;
-		struct page *page;
-		void *va;
-		int err;
-		u32 n;
-
-		page = srnic_mr_page(mr, iova, &poff);
-		if (unlikely(!page))
-			return -EFAULT;
-		n = min_t(u32, len, PAGE_SIZE - poff);
-		va = kmap_local_page(page);
-		err = fn(va + poff, n, ctx);
-		kunmap_local(va);
-		if (unlikely(err))
-			return err;
-		iova += n;
-		len -= n;
-	}
-	return 0;
-}
-
-static int srnic_mr_chunk_to(void *va, u32 n, void *ctx)
-{
-	const void **src = ctx;
-
-	memcpy(va, *src, n);
-	*src += n;
-	return 0;
-}
-
-static int srnic_mr_chunk_from(void *va, u32 n, void *ctx)
-{
-	void **dst = ctx;
-
-	memcpy(*dst, va, n);
-	*dst += n;
-	return 0;
-}
-
-struct srnic_mr_skb_pos {
-	const struct sk_buff	*skb;
-	int			off;
-};
-
-static int srnic_mr_chunk_from_skb(void *va, u32 n, void *ctx)
-{
-	struct srnic_mr_skb_pos *pos = ctx;
-
-	if (skb_copy_bits(pos->skb, pos->off, va, n))
-		return -EFAULT;
-	pos->off += n;
-	return 0;
-}
-
-void srnic_mr_copy_to(struct srnic_mr *mr, u64 iova, const void *src,
-		      u32 len)
-{
-	if (len)
-		srnic_mr_walk(mr, iova, len, srnic_mr_chunk_to, &src);
-}
-
-void srnic_mr_copy_from(struct srnic_mr *mr, u64 iova, void *dst, u32 len)
-{
-	if (len)
-		srnic_mr_walk(mr, iova, len, srnic_mr_chunk_from, &dst);
-}
-
-int srnic_mr_copy_from_skb(struct srnic_mr *mr, u64 iova,
-			   const struct sk_buff *skb, int off, u32 len)
-{
-	struct srnic_mr_skb_pos pos = { .skb = skb, .off = off };
-
-	if (!len)
-		return 0;
-	if (off < 0 || (u64)off + len > skb->len)
-		return -EFAULT;
-	return srnic_mr_walk(mr, iova, len, srnic_mr_chunk_from_skb, &pos);
-}
-
-struct srnic_mr_frag {
-	struct page	*page;
-	unsigned int	off;
-	u32		len;
-};
-
-int srnic_mr_add_frags(struct srnic_mr *mr, u64 iova, u32 len,
-		       struct sk_buff *skb)
-{
-	struct skb_shared_info *shinfo = skb_shinfo(skb);
-	struct srnic_mr_frag frags[MAX_SKB_FRAGS];
-	int nr = shinfo->nr_frags;
-	u32 merge_len = 0;
-	u32 left = len;
-	u64 pos = iova;
-	int i, cnt = 0;
-
-	if (!len)
-		return 0;
-	if (WARN_ON_ONCE(skb_cloned(skb)))
-		return -EMSGSIZE;
-
-	/* Translate and vet every page first: on failure @skb is untouched. */
-	while (left) {
-		unsigned int poff;
-		struct page *page;
-		u32 n;
-
-		page = srnic_mr_page(mr, pos, &poff);
-		if (!page || !sendpage_ok(page))
-			return -EMSGSIZE;
-		n = min_t(u32, left, PAGE_SIZE - poff);
-		if (pos == iova && skb_can_coalesce(skb, nr, page, poff)) {
-			merge_len = n;
-		} else {
-			if (nr + cnt >= MAX_SKB_FRAGS)
-				return -EMSGSIZE;
-			frags[cnt].page = page;
-			frags[cnt].off = poff;
-			frags[cnt].len = n;
-			cnt++;
-		}
-		pos += n;
-		left -= n;
-	}
-
-	if (merge_len)
-		skb_frag_size_add(&shinfo->frags[nr - 1], merge_len);
-	for (i = 0; i < cnt; i++) {
-		/* The skb may outlive the MR (and the pin on user pages). */
-		get_page(frags[i].page);
-		skb_fill_page_desc_noacc(skb, nr + i, frags[i].page,
-					 frags[i].off, frags[i].len);
-	}
-	skb->len += len;
-	skb->data_len += len;
-	skb->truesize += len;
-	/* The consumer may write these pages while the skb is in flight. */
-	shinfo->flags |= SKBFL_SHARED_FRAG;
-	return 0;
-}
-
-u64 *srnic_mr_atomic_map(struct srnic_mr *mr, u64 iova)
-{
-	unsigned int poff;
-	struct page *page;
-
-	if (!IS_ALIGNED(iova, sizeof(u64)))
-		return NULL;
-	page = srnic_mr_page(mr, iova, &poff);
-	/* A zero-based fast-reg MR may put an aligned iova on odd memory. */
-	if (!page || !IS_ALIGNED(poff, sizeof(u64)))
-		return NULL;
-	return kmap_local_page(page) + poff;
-}
-
-void srnic_mr_atomic_unmap(u64 *p)
-{
-	kunmap_local(p);
-}
 
 /* ------------------------------------------------------- registration */
 
@@ -501,13 +85,8 @@ static struct srnic_mr *srnic_mr_alloc(struct ib_pd *pd,
 	/* ib_core sets these too; set them for callers that are not it. */
 	mr->ibmr.device = pd->device;
 	mr->ibmr.pd = pd;
-	kref_init(&mr->ref);
-	init_completion(&mr->released);
-	spin_lock_init(&mr->mem.lock);
-	seqcount_spinlock_init(&mr->mem.seq, &mr->mem.lock);
-	mr->mem.kind = SRNIC_MEM_MR;
-	mr->mem.pd = pd;
-	mr->mem.state = SRNIC_MEM_INVALID;
+	srnic_mem_init(&mr->mem, SRNIC_MEM_MR, pd, SRNIC_MEM_INVALID,
+		       type == SRNIC_MR_FAST);
 	return mr;
 
 err_free_blocks:
@@ -770,60 +349,15 @@ out_unlock:
 	return err;
 }
 
-/* Invalidate a fast-reg MR. Context: RCU read side (keeps @mr's memory). */
-static int srnic_mr_do_invalidate(struct srnic_mr *mr, struct ib_pd *pd,
-				  u32 key)
-{
-	int err = 0;
-
-	spin_lock_bh(&mr->mem.lock);
-	if (mr->mem.key != key || mr->mem.pd != pd ||
-	    mr->type != SRNIC_MR_FAST ||
-	    mr->mem.state == SRNIC_MEM_INVALID || mr->num_mw)
-		err = -EINVAL;
-	else
-		srnic_mem_set_state(&mr->mem, SRNIC_MEM_FREE);
-	spin_unlock_bh(&mr->mem.lock);
-	return err;
-}
-
-int srnic_mr_invalidate(struct srnic_dev *sdev, struct ib_pd *pd, u32 key)
-{
-	struct srnic_mem *mem;
-	int err;
-
-	rcu_read_lock();
-	mem = xa_load(&sdev->mr_keys, key >> SRNIC_KEY_INDEX_SHIFT);
-	if (!mem)
-		err = -EINVAL;
-	else if (mem->kind == SRNIC_MEM_MW)
-		err = srnic_mw_invalidate(mem, pd, key);
-	else
-		err = srnic_mr_do_invalidate(container_of(mem, struct srnic_mr,
-							  mem), pd, key);
-	rcu_read_unlock();
-	return err;
-}
-
-/* Wait until the data path has let go of @mr. */
-static void srnic_mr_wait_unused(struct srnic_mr *mr)
-{
-	if (wait_for_completion_timeout(&mr->released,
-					SRNIC_MR_RELEASE_TIMEOUT))
-		return;
-	WARN_ONCE(1, "srnic: MR %#x still referenced after %d s\n",
-		  mr->mem.key, SRNIC_MR_RELEASE_TIMEOUT / HZ);
-	wait_for_completion(&mr->released);
-}
-
 /*
- * Teardown. Marking the MR INVALID stops new accesses; removing its index
- * stops new lookups. Who may still hold a reference: a transport engine in
- * the middle of a copy, a zero-copy append or an atomic (each ends with
- * srnic_mr_put() when that operation ends), or a bind that looked the MR up
- * and finds it INVALID under its lock. Windows cannot: num_mw is 0 and, with
- * the MR INVALID, stays 0. Then the pages can go: skbs that got them as
- * fragments hold their own page references.
+ * Teardown. Marking the MR INVALID stops new accesses; srnic_mem_del()
+ * removes its index, which stops new lookups, and waits for whoever still
+ * holds a reference: a transport engine in the middle of a copy, a
+ * zero-copy append or an atomic (each ends with srnic_mr_put() when that
+ * operation ends), or a bind that looked the MR up and finds it INVALID
+ * under its lock. Windows cannot: nbound is 0 and, with the MR INVALID,
+ * stays 0. Then the pages can go: skbs that got them as fragments hold
+ * their own page references.
  */
 static int srnic_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 {
@@ -831,16 +365,14 @@ static int srnic_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 
 	spin_lock_bh(&mr->mem.lock);
 	/* IBA: an MR with bound windows cannot be deregistered. */
-	if (mr->num_mw) {
+	if (mr->mem.nbound) {
 		spin_unlock_bh(&mr->mem.lock);
 		return -EBUSY;
 	}
 	srnic_mem_set_state(&mr->mem, SRNIC_MEM_INVALID);
 	spin_unlock_bh(&mr->mem.lock);
 
-	xa_erase(&mr->sdev->mr_keys, mr->mem.index);
-	srnic_mr_put(mr);	/* the registration's reference */
-	srnic_mr_wait_unused(mr);
+	srnic_mem_del(mr->sdev, &mr->mem);
 	srnic_mr_free(mr);
 	return 0;
 }
@@ -880,33 +412,10 @@ struct srnic_mr *srnic_mr_reg_pages(struct ib_pd *pd, struct page **blocks,
 }
 #endif
 
-/* -------------------------------------------------------- per device */
-
-void srnic_mr_dev_init(struct srnic_dev *sdev)
-{
-	/* the index must fit the 24 bits above the key byte */
-	BUILD_BUG_ON(SRNIC_KEY_INDEX_MAX >> (32 - SRNIC_KEY_INDEX_SHIFT));
-	xa_init_flags(&sdev->mr_keys, XA_FLAGS_ALLOC1);
-	sdev->mr_key_next = 1;
-	atomic_set(&sdev->mr_count, 0);
-	atomic_set(&sdev->mw_count, 0);
-}
-
-void srnic_mr_dev_fini(struct srnic_dev *sdev)
-{
-	/* ib_core destroyed every MR and MW before letting the device go. */
-	WARN_ON(!xa_empty(&sdev->mr_keys));
-	xa_destroy(&sdev->mr_keys);
-}
-
 /* reg_user_mr: srnic_compat_ops */
 const struct ib_device_ops srnic_mr_ops = {
 	.alloc_mr = srnic_alloc_mr,
-	.alloc_mw = srnic_alloc_mw,
-	.dealloc_mw = srnic_dealloc_mw,
 	.dereg_mr = srnic_dereg_mr,
 	.get_dma_mr = srnic_get_dma_mr,
 	.map_mr_sg = srnic_map_mr_sg,
-
-	INIT_RDMA_OBJ_SIZE(ib_mw, srnic_mw, ibmw),
 };

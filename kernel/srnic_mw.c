@@ -8,58 +8,17 @@
  * not, and is never invalidated by a work request; a type 2 window goes FREE
  * -> VALID by a bind and back by local or remote invalidation.
  *
- * Windows share the key space of MRs (srnic_mr.h). Their state lives in a
- * struct srnic_win, freed after an RCU grace period, so that the data path
- * reads it without locks or references; see srnic_mw_get_mr().
+ * A window is a memory object of kind SRNIC_MEM_MW (srnic_mem.h): the key
+ * space, remote lookups through a window's rkey and invalidation are
+ * srnic_mem.c's, which finds the MR a window is bound to. What is here: the
+ * verbs and IBA's rules of a bind. The window's state lives in a struct
+ * srnic_win, freed after an RCU grace period, so that the data path reads
+ * it without locks.
  */
 #include <linux/overflow.h>
 #include <linux/slab.h>
-#include <linux/xarray.h>
 
 #include "srnic.h"
-
-/*
- * Install a new binding (or none: @mr NULL, @length 0) and return the MR
- * the window was bound to, whose reference passes to the caller.
- */
-static struct srnic_mr *srnic_win_set(struct srnic_win *win,
-				      enum srnic_mem_state state, u32 key,
-				      struct srnic_mr *mr, u32 qpn, u64 addr,
-				      u64 length, int access)
-{
-	struct srnic_mr *old = win->mr;
-
-	lockdep_assert_held(&win->mem.lock);
-	write_seqcount_begin(&win->mem.seq);
-	win->mem.state = state;
-	win->mem.key = key;
-	win->mem.access = access;
-	win->mem.iova = addr;
-	win->mem.length = length;
-	win->mr = mr;
-	win->qpn = qpn;
-	write_seqcount_end(&win->mem.seq);
-	return old;
-}
-
-/* A window let go of @mr (may be NULL). Context: its lock held, BHs off. */
-static void srnic_win_release_mr(struct srnic_mr *mr)
-{
-	if (!mr)
-		return;
-	spin_lock(&mr->mem.lock);
-	WARN_ON_ONCE(!mr->num_mw);
-	mr->num_mw--;
-	spin_unlock(&mr->mem.lock);
-	srnic_mr_put(mr);
-}
-
-/* Leave @state with no binding. */
-static void srnic_win_unbind(struct srnic_win *win, enum srnic_mem_state state)
-{
-	srnic_win_release_mr(srnic_win_set(win, state, win->mem.key, NULL, 0,
-					   0, 0, 0));
-}
 
 /* The window's side of a bind. */
 static int srnic_win_check_bind(const struct srnic_win *win,
@@ -86,14 +45,13 @@ static int srnic_win_check_bind(const struct srnic_win *win,
  * The MR's side of a bind: on success the MR counts one more window.
  * Context: the window's lock held (BHs off).
  */
-static int srnic_mr_bind_mw(struct srnic_mr *mr, const struct ib_pd *pd,
-			    u32 lkey, u64 addr, u64 length, int access)
+static int srnic_mw_check_mr(struct srnic_mem *m, const struct ib_pd *pd,
+			     u32 lkey, u64 addr, u64 length, int access)
 {
-	const struct srnic_mem *m = &mr->mem;
 	int err = 0;
 	u64 end;
 
-	spin_lock(&mr->mem.lock);
+	spin_lock(&m->lock);
 	if (m->key != lkey || m->state != SRNIC_MEM_VALID || m->pd != pd)
 		err = -EINVAL;
 	/* C10-73: the MR must allow binding. */
@@ -109,8 +67,8 @@ static int srnic_mr_bind_mw(struct srnic_mr *mr, const struct ib_pd *pd,
 		 end - m->iova > m->length)
 		err = -EINVAL;
 	else
-		mr->num_mw++;
-	spin_unlock(&mr->mem.lock);
+		m->nbound++;
+	spin_unlock(&m->lock);
 	return err;
 }
 
@@ -118,7 +76,7 @@ int srnic_mw_bind(struct srnic_dev *sdev, struct ib_pd *pd, u32 qpn,
 		  u32 mw_rkey, u32 new_rkey, u32 mr_lkey, u64 addr, u64 length,
 		  int access)
 {
-	struct srnic_mr *mr = NULL;
+	struct srnic_mem *mr = NULL;
 	struct srnic_mem *mem;
 	struct srnic_win *win;
 	int err;
@@ -137,120 +95,37 @@ int srnic_mw_bind(struct srnic_dev *sdev, struct ib_pd *pd, u32 qpn,
 	if (access & ~SRNIC_MW_ACCESS)
 		return -EINVAL;
 	if (length) {
-		mr = srnic_mr_lookup(sdev, mr_lkey);
+		mr = srnic_mem_get(sdev, mr_lkey, SRNIC_MEM_MR);
 		if (!mr)
 			return -EINVAL;
 	}
 
-	rcu_read_lock();
-	mem = xa_load(&sdev->mr_keys, mw_rkey >> SRNIC_KEY_INDEX_SHIFT);
-	if (!mem || mem->kind != SRNIC_MEM_MW) {
+	mem = srnic_mem_get(sdev, mw_rkey, SRNIC_MEM_MW);
+	if (!mem) {
 		err = -EINVAL;
-		goto out_unlock_rcu;
+		goto out_put_mr;
 	}
 	win = container_of(mem, struct srnic_win, mem);
-	spin_lock_bh(&win->mem.lock);
+	spin_lock_bh(&mem->lock);
 	err = srnic_win_check_bind(win, pd, mw_rkey, length);
 	if (!err && mr)
-		err = srnic_mr_bind_mw(mr, pd, mr_lkey, addr, length, access);
+		err = srnic_mw_check_mr(mr, pd, mr_lkey, addr, length, access);
 	if (!err) {
-		struct srnic_mr *old;
-
 		/* Our lookup reference on @mr becomes the window's. */
-		old = srnic_win_set(win, SRNIC_MEM_VALID, new_rkey, mr, qpn,
-				    addr, length, access);
-		srnic_win_release_mr(old);
+		srnic_mem_bind(mem, new_rkey, mr,
+			       win->type == IB_MW_TYPE_2 ? qpn :
+							   SRNIC_MEM_ANY_QPN,
+			       addr, length, access);
 		mr = NULL;
 	}
-	spin_unlock_bh(&win->mem.lock);
-out_unlock_rcu:
-	rcu_read_unlock();
-	srnic_mr_put(mr);
-	return err;
-}
-
-/**
- * srnic_mw_invalidate() - invalidate a type 2 window
- * @mem: the window's srnic_mem
- * @pd: the QP's PD
- * @key: the key presented
- *
- * Context: RCU read side (keeps the window's memory).
- * Return: 0 (also for a window already FREE) or -EINVAL.
- */
-int srnic_mw_invalidate(struct srnic_mem *mem, struct ib_pd *pd, u32 key)
-{
-	struct srnic_win *win = container_of(mem, struct srnic_win, mem);
-	int err = 0;
-
-	spin_lock_bh(&mem->lock);
-	if (mem->key != key || mem->pd != pd ||
-	    mem->state == SRNIC_MEM_INVALID)
-		err = -EINVAL;
-	/* o10-37.2.26: type 1 windows are not invalidated by work requests. */
-	else if (win->type == IB_MW_TYPE_1)
-		err = -EINVAL;
-	else
-		srnic_win_unbind(win, SRNIC_MEM_FREE);
 	spin_unlock_bh(&mem->lock);
+	srnic_mem_put(mem);
+out_put_mr:
+	srnic_mem_put(mr);
 	return err;
 }
 
-/**
- * srnic_mw_get_mr() - the MR behind a window, for a remote access
- * @mem: the window's srnic_mem
- * @pd: the QP's PD
- * @qpn: the QP's number
- * @rkey: the key presented
- * @iova: first byte
- * @len: bytes, not 0
- * @access: IB_ACCESS_REMOTE_* needed
- *
- * Lock-free: the checks run on a snapshot; the MR reference is taken, then
- * the snapshot confirmed unchanged, so the window was bound to that MR when
- * the reference was taken (a binding holds one, so it is never the last).
- *
- * Context: RCU read side.
- * Return: the referenced MR, or ERR_PTR(-EINVAL/-EACCES/-ERANGE).
- */
-struct srnic_mr *srnic_mw_get_mr(struct srnic_mem *mem, struct ib_pd *pd,
-				 u32 qpn, u32 rkey, u64 iova, u64 len,
-				 int access)
-{
-	struct srnic_win *win = container_of(mem, struct srnic_win, mem);
-	struct srnic_mr *mr;
-	unsigned int seq;
-	int err;
-
-	for (;;) {
-		do {
-			seq = read_seqcount_begin(&mem->seq);
-			mr = win->mr;
-			if (!mr)
-				err = -EINVAL;	/* unbound, FREE or INVALID */
-			else
-				err = srnic_mem_check(mem, pd, rkey, iova, len,
-						      access);
-			if (!err && win->type == IB_MW_TYPE_2 &&
-			    win->qpn != qpn)
-				err = -EINVAL;
-		} while (read_seqcount_retry(&mem->seq, seq));
-		if (err)
-			return ERR_PTR(err);
-		if (kref_get_unless_zero(&mr->ref)) {
-			if (!read_seqcount_retry(&mem->seq, seq))
-				return mr;
-			srnic_mr_put(mr);
-		} else if (!read_seqcount_retry(&mem->seq, seq)) {
-			/* Cannot happen: the binding holds a reference. */
-			WARN_ON_ONCE(1);
-			return ERR_PTR(-EINVAL);
-		}
-		/* Rebound or invalidated meanwhile: look again. */
-	}
-}
-
-int srnic_alloc_mw(struct ib_mw *ibmw, struct ib_udata *udata)
+static int srnic_alloc_mw(struct ib_mw *ibmw, struct ib_udata *udata)
 {
 	struct srnic_dev *sdev = to_srnic_dev(ibmw->device);
 	struct srnic_mw *mw = to_srnic_mw(ibmw);
@@ -264,13 +139,12 @@ int srnic_alloc_mw(struct ib_mw *ibmw, struct ib_udata *udata)
 	win = kzalloc(sizeof(*win), GFP_KERNEL);
 	if (!win)
 		goto err_uncount;
-	spin_lock_init(&win->mem.lock);
-	seqcount_spinlock_init(&win->mem.seq, &win->mem.lock);
-	win->mem.kind = SRNIC_MEM_MW;
-	win->mem.pd = ibmw->pd;
 	win->type = ibmw->type;
-	win->mem.state = win->type == IB_MW_TYPE_1 ? SRNIC_MEM_VALID :
-						     SRNIC_MEM_FREE;
+	/* Type 1: VALID from allocation, and never invalidated by a WR. */
+	srnic_mem_init(&win->mem, SRNIC_MEM_MW, ibmw->pd,
+		       win->type == IB_MW_TYPE_1 ? SRNIC_MEM_VALID :
+						   SRNIC_MEM_FREE,
+		       win->type == IB_MW_TYPE_2);
 	err = srnic_mem_add(sdev, &win->mem);
 	if (err)
 		goto err_free_win;
@@ -286,21 +160,29 @@ err_uncount:
 }
 
 /*
- * Teardown. After the index is gone and the window INVALID, nothing new
- * reaches it; lookups already in flight hold no window reference (they
- * only read it under RCU, which kfree_rcu() waits for) and either got an
- * MR reference of their own or fail.
+ * Teardown. Once the window is INVALID and its index gone, nothing new
+ * reaches it; remote lookups already in flight hold no window reference
+ * (they only read it under RCU, which kfree_rcu() waits for) and either got
+ * an MR reference of their own or fail; a bind in flight holds one, which
+ * srnic_mem_del() waits for.
  */
-int srnic_dealloc_mw(struct ib_mw *ibmw)
+static int srnic_dealloc_mw(struct ib_mw *ibmw)
 {
 	struct srnic_dev *sdev = to_srnic_dev(ibmw->device);
 	struct srnic_win *win = to_srnic_mw(ibmw)->win;
 
-	xa_erase(&sdev->mr_keys, win->mem.index);
 	spin_lock_bh(&win->mem.lock);
-	srnic_win_unbind(win, SRNIC_MEM_INVALID);
+	srnic_mem_set_state(&win->mem, SRNIC_MEM_INVALID);
 	spin_unlock_bh(&win->mem.lock);
+	srnic_mem_del(sdev, &win->mem);
 	kfree_rcu(win, mem.rcu);
 	atomic_dec(&sdev->mw_count);
 	return 0;
 }
+
+const struct ib_device_ops srnic_mw_ops = {
+	.alloc_mw = srnic_alloc_mw,
+	.dealloc_mw = srnic_dealloc_mw,
+
+	INIT_RDMA_OBJ_SIZE(ib_mw, srnic_mw, ibmw),
+};

@@ -308,24 +308,14 @@ static int srnic_wqe_copy_out(struct srnic_qp *qp, struct srnic_send_wqe *wqe,
 			      u32 off, void *dst, u32 len)
 {
 	struct srnic_sge_cursor c;
-	struct srnic_mr *mr;
-	u64 iova;
-	u32 n;
 
 	if (wqe->is_inline) {
 		memcpy(dst, wqe->inline_data + off, len);
 		return 0;
 	}
-	srnic_sge_cursor_init(&c, wqe->sge, wqe->num_sge, off);
-	for (; len; len -= n, dst += n) {
-		mr = srnic_sge_cursor_next(&c, qp->sdev, qp->ibqp.pd, len, 0,
-					   &iova, &n);
-		if (IS_ERR_OR_NULL(mr))
-			return mr ? PTR_ERR(mr) : -EINVAL;
-		srnic_mr_copy_from(mr, iova, dst, n);
-		srnic_mr_put(mr);
-	}
-	return 0;
+	srnic_sge_cursor_init(&c, qp->sdev, qp->ibqp.pd, wqe->sge,
+			      wqe->num_sge, off);
+	return srnic_sge_copy_from(&c, dst, len);
 }
 
 /*
@@ -337,22 +327,13 @@ static int srnic_wqe_add_frags(struct srnic_qp *qp, struct srnic_send_wqe *wqe,
 			       u32 off, u32 len, struct sk_buff *skb)
 {
 	struct srnic_sge_cursor c;
-	struct srnic_mr *mr;
-	u64 iova;
-	u32 n;
 	int err;
 
-	srnic_sge_cursor_init(&c, wqe->sge, wqe->num_sge, off);
-	for (; len; len -= n) {
-		mr = srnic_sge_cursor_next(&c, qp->sdev, qp->ibqp.pd, len, 0,
-					   &iova, &n);
-		if (IS_ERR_OR_NULL(mr))
-			return mr ? PTR_ERR(mr) : -EINVAL;
-		err = srnic_mr_add_frags(mr, iova, n, skb);
-		srnic_mr_put(mr);
-		if (err)
-			return err;
-	}
+	srnic_sge_cursor_init(&c, qp->sdev, qp->ibqp.pd, wqe->sge,
+			      wqe->num_sge, off);
+	err = srnic_sge_add_frags(&c, len, skb);
+	if (err)
+		return err;
 	/* Keep a fragment slot for the pad and ICRC (srnic_xmit()). */
 	return skb_shinfo(skb)->nr_frags < MAX_SKB_FRAGS ? 0 : -EMSGSIZE;
 }
@@ -409,7 +390,7 @@ static void srnic_req_local_op(struct srnic_qp *qp, struct srnic_send_wqe *wqe)
 
 	switch (wqe->opcode) {
 	case IB_WR_LOCAL_INV:
-		err = srnic_mr_invalidate(sdev, qp->ibqp.pd, wqe->ex);
+		err = srnic_mem_invalidate(sdev, qp->ibqp.pd, wqe->ex);
 		break;
 	case IB_WR_REG_MR: {
 		struct ib_reg_wr reg = {

@@ -156,32 +156,19 @@ static int srnic_resp_place(struct srnic_qp *qp, const struct sk_buff *skb,
 {
 	struct srnic_recv_wqe_copy *wqe = qp->wqe;
 	struct srnic_sge_cursor c;
-	struct srnic_mr *mr;
-	u64 iova;
-	u32 n;
-	int err = 0;
+	int err;
 
 	if (len > wqe->length || qp->resp.wqe_offset > wqe->length - len)
 		return -EMSGSIZE;
-	srnic_sge_cursor_init(&c, wqe->sge, wqe->num_sge, qp->resp.wqe_offset);
-	for (; len; len -= n) {
-		mr = srnic_sge_cursor_next(&c, qp->sdev, qp->ibqp.pd, len,
-					   IB_ACCESS_LOCAL_WRITE, &iova, &n);
-		if (IS_ERR_OR_NULL(mr))
-			return mr ? PTR_ERR(mr) : -EMSGSIZE;
-		if (buf) {
-			srnic_mr_copy_to(mr, iova, buf, n);
-			buf += n;
-		} else {
-			err = srnic_mr_copy_from_skb(mr, iova, skb, skb_off, n);
-			skb_off += n;
-		}
-		srnic_mr_put(mr);
-		if (err)
-			return err;
-		qp->resp.wqe_offset += n;
-	}
-	return 0;
+	srnic_sge_cursor_init(&c, qp->sdev, qp->ibqp.pd, wqe->sge,
+			      wqe->num_sge, qp->resp.wqe_offset);
+	if (buf)
+		err = srnic_sge_copy_to(&c, buf, len);
+	else
+		err = srnic_sge_copy_from_skb(&c, skb, skb_off, len);
+	/* what was placed, also on error */
+	qp->resp.wqe_offset = c.pos;
+	return err;
 }
 
 static void srnic_resp_complete(struct srnic_qp *qp, struct srnic_pkt *pkt,
@@ -648,8 +635,8 @@ static int srnic_resp_exec(struct srnic_qp *qp, struct srnic_pkt *pkt,
 	}
 
 	if ((info->flags & SRNIC_OPF_IETH) && (pkt->pos & SRNIC_POS_LAST) &&
-	    srnic_mr_invalidate(qp->sdev, qp->ibqp.pd,
-				srnic_ieth_rkey(pkt->ieth)))
+	    srnic_mem_invalidate(qp->sdev, qp->ibqp.pd,
+				 srnic_ieth_rkey(pkt->ieth)))
 		return -EINVAL;
 	return 0;
 }

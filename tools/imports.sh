@@ -24,7 +24,6 @@ import os, sys
 # kernel/srnic.h). Each entry is one cycle, written as its sorted files.
 allowed = {
     ("srnic_comp", "srnic_req"),
-    ("srnic_mr", "srnic_mw"),  # until branch mem is merged: DELETE AT MERGE
 }
 defs, uses, files = {}, [], set()
 for line in sys.stdin:

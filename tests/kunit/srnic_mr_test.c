@@ -1,21 +1,26 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * KUnit suite "srnic_mr": kernel/srnic_mr.c and kernel/srnic_mw.c.
+ * KUnit suite "srnic_mr": kernel/srnic_mem.c, srnic_mr.c, srnic_mtt.c,
+ * srnic_mw.c and srnic_sge.c.
  *
  *   - MTT translation over separately allocated 4 KiB pages and over
  *     physically contiguous 2 MiB blocks (order-9 allocations);
  *   - the key space: lkey == rkey, distinct indices, lookups by key,
  *     fast registration with a new key byte, invalidation;
  *   - range and access checks, registration-time access validation;
+ *   - the memory layer: lookup by key and kind, a window's rkey resolving
+ *     to its MR, references, freed keys refused;
  *   - memory windows, type 1 and type 2, and IBA's bind rules;
  *   - zero-copy fragment append and copy from a non-linear skb;
- *   - atomic mapping and its alignment checks.
+ *   - atomic mapping and its alignment checks;
+ *   - the SGE walks (srnic_sge.c): gather, scatter from memory and from an
+ *     skb, zero copy, keys checked per SGE at use, the position reached.
  *
  * The device is a zeroed struct srnic_dev that only has its key space set
- * up (srnic_mr_dev_init()), the PDs are bare struct ib_pd; verbs are called
- * through srnic_mr_ops, as ib_core would. User MRs need a process's memory
- * and are covered in the VM (tests/vm/test_mr.sh); here MRs over kernel
- * pages come from srnic_mr_reg_pages().
+ * up (srnic_mem_dev_init()), the PDs are bare struct ib_pd; verbs are called
+ * through srnic_mr_ops and srnic_mw_ops, as ib_core would. User MRs need a
+ * process's memory and are covered in the VM (tests/vm/test_mr.sh); here
+ * MRs over kernel pages come from srnic_mr_reg_pages().
  *
  * Linked into srnic.o when CONFIG_RDMA_SRNIC_KUNIT_TEST=y; run it with
  * tests/kunit/run.sh 'srnic_mr'.
@@ -55,7 +60,7 @@ static int srnic_mr_test_init(struct kunit *test)
 	ctx->other_pd = kunit_kzalloc(test, sizeof(*ctx->other_pd),
 				      GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, ctx->other_pd);
-	srnic_mr_dev_init(ctx->sdev);
+	srnic_mem_dev_init(ctx->sdev);
 	ctx->pd->device = &ctx->sdev->ib_dev;
 	ctx->other_pd->device = &ctx->sdev->ib_dev;
 	test->priv = ctx;
@@ -70,7 +75,7 @@ static void srnic_mr_test_exit(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, xa_empty(&ctx->sdev->mr_keys));
 	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->sdev->mr_count), 0);
 	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->sdev->mw_count), 0);
-	srnic_mr_dev_fini(ctx->sdev);
+	srnic_mem_dev_fini(ctx->sdev);
 }
 
 /* ----------------------------------------------------------- helpers */
@@ -172,7 +177,7 @@ static struct srnic_mw *srnic_mr_test_alloc_mw(struct kunit *test,
 	mw->ibmw.device = &ctx->sdev->ib_dev;
 	mw->ibmw.pd = ctx->pd;
 	mw->ibmw.type = type;
-	KUNIT_ASSERT_EQ(test, srnic_mr_ops.alloc_mw(&mw->ibmw, NULL), 0);
+	KUNIT_ASSERT_EQ(test, srnic_mw_ops.alloc_mw(&mw->ibmw, NULL), 0);
 	return mw;
 }
 
@@ -355,7 +360,7 @@ static void keys_name_one_object_each(struct kunit *test)
 						 8, 0), -EINVAL);
 
 	for (i = 0; i < 2; i++)
-		KUNIT_EXPECT_EQ(test, srnic_mr_ops.dealloc_mw(&mws[i]->ibmw),
+		KUNIT_EXPECT_EQ(test, srnic_mw_ops.dealloc_mw(&mws[i]->ibmw),
 				0);
 	for (i = 0; i < 4; i++)
 		KUNIT_EXPECT_EQ(test, srnic_mr_ops.dereg_mr(mrs[i], NULL), 0);
@@ -455,14 +460,14 @@ static void fast_reg_installs_mapping_and_key(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, memcmp(page_address(pages[1]), src + 32, 32), 0);
 
 	/* invalidate: exact key, same PD; FREE stays FREE */
-	KUNIT_EXPECT_EQ(test, srnic_mr_invalidate(ctx->sdev, ctx->pd, key0),
+	KUNIT_EXPECT_EQ(test, srnic_mem_invalidate(ctx->sdev, ctx->pd, key0),
 			-EINVAL);
-	KUNIT_EXPECT_EQ(test, srnic_mr_invalidate(ctx->sdev, ctx->other_pd,
-						  key1), -EINVAL);
-	KUNIT_EXPECT_EQ(test, srnic_mr_invalidate(ctx->sdev, ctx->pd, key1), 0);
+	KUNIT_EXPECT_EQ(test, srnic_mem_invalidate(ctx->sdev, ctx->other_pd,
+						   key1), -EINVAL);
+	KUNIT_EXPECT_EQ(test, srnic_mem_invalidate(ctx->sdev, ctx->pd, key1), 0);
 	KUNIT_EXPECT_EQ(test, srnic_mr_test_lkey(test, ctx->pd, key1, iova, 8,
 						 0), -EINVAL);
-	KUNIT_EXPECT_EQ(test, srnic_mr_invalidate(ctx->sdev, ctx->pd, key1), 0);
+	KUNIT_EXPECT_EQ(test, srnic_mem_invalidate(ctx->sdev, ctx->pd, key1), 0);
 
 	/* zero-based (ib_map_mr_sg_zbva()): iova 0 is the first mapped byte */
 	ibmr->iova = 0;
@@ -474,14 +479,14 @@ static void fast_reg_installs_mapping_and_key(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, srnic_mr_test_lkey(test, ctx->pd, wr.key, 0,
 						 2 * PAGE_SIZE - 16 + 100, 0),
 			0);
-	KUNIT_EXPECT_EQ(test, srnic_mr_invalidate(ctx->sdev, ctx->pd, wr.key),
+	KUNIT_EXPECT_EQ(test, srnic_mem_invalidate(ctx->sdev, ctx->pd, wr.key),
 			0);
 
 	/* only fast-reg MRs are invalidated by work requests */
 	mr = srnic_mr_test_reg(test, pages, 1, PAGE_SHIFT, 0, 0x1000,
 			       PAGE_SIZE, 0);
-	KUNIT_EXPECT_EQ(test, srnic_mr_invalidate(ctx->sdev, ctx->pd,
-						  mr->mem.key), -EINVAL);
+	KUNIT_EXPECT_EQ(test, srnic_mem_invalidate(ctx->sdev, ctx->pd,
+						   mr->mem.key), -EINVAL);
 	srnic_mr_test_dereg(test, mr);
 	KUNIT_EXPECT_EQ(test, srnic_mr_ops.dereg_mr(ibmr, NULL), 0);
 }
@@ -702,6 +707,86 @@ static void registration_validates_geometry(struct kunit *test)
 	srnic_mr_test_dereg(test, mr);
 }
 
+/* ------------------------------------------------------ memory layer */
+
+static void mem_lookup_by_key_and_kind(struct kunit *test)
+{
+	struct srnic_mr_test_ctx *ctx = test->priv;
+	const u64 iova = 0x50000;
+	const int ra = IB_ACCESS_REMOTE_READ;
+	struct srnic_dev *sdev = ctx->sdev;
+	struct srnic_mem *got;
+	struct page **pages;
+	struct srnic_mw *mw;
+	struct srnic_mr *mr;
+	u32 lkey, wkey, k1;
+
+	pages = srnic_mr_test_pages(test, 1, 0);
+	KUNIT_ASSERT_NOT_NULL(test, pages);
+	mr = srnic_mr_test_reg(test, pages, 1, PAGE_SHIFT, 0, iova, PAGE_SIZE,
+			       IB_ACCESS_LOCAL_WRITE | IB_ACCESS_MW_BIND);
+	lkey = mr->mem.key;
+	mw = srnic_mr_test_alloc_mw(test, IB_MW_TYPE_2);
+	wkey = mw->ibmw.rkey;
+	k1 = srnic_mr_test_next_key(wkey);
+
+	/* by kind: each key names one object of one kind, referenced */
+	got = srnic_mem_get(sdev, lkey, SRNIC_MEM_MR);
+	KUNIT_EXPECT_PTR_EQ(test, got, &mr->mem);
+	KUNIT_EXPECT_EQ(test, kref_read(&mr->mem.ref), 2U);
+	srnic_mem_put(got);
+	KUNIT_EXPECT_EQ(test, kref_read(&mr->mem.ref), 1U);
+	KUNIT_EXPECT_NULL(test, srnic_mem_get(sdev, lkey, SRNIC_MEM_MW));
+	got = srnic_mem_get(sdev, wkey, SRNIC_MEM_MW);
+	KUNIT_EXPECT_PTR_EQ(test, got, &mw->win->mem);
+	srnic_mem_put(got);
+	KUNIT_EXPECT_NULL(test, srnic_mem_get(sdev, wkey, SRNIC_MEM_MR));
+	/* an index nobody has */
+	KUNIT_EXPECT_NULL(test, srnic_mem_get(sdev, 0x7fff00, SRNIC_MEM_MR));
+
+	/* the rkey of a bound window resolves to its MR, checked */
+	KUNIT_ASSERT_EQ(test, srnic_mw_bind(sdev, ctx->pd, 3, wkey, k1, lkey,
+					    iova + 64, 128, ra), 0);
+	KUNIT_EXPECT_EQ(test, mr->mem.nbound, 1U);
+	KUNIT_EXPECT_PTR_EQ(test, mw->win->mem.target, &mr->mem);
+	got = srnic_mem_get_rkey(sdev, ctx->pd, 3, k1, iova + 64, 128, ra);
+	KUNIT_EXPECT_PTR_EQ(test, got, &mr->mem);
+	if (!IS_ERR_OR_NULL(got))
+		srnic_mem_put(got);
+	KUNIT_EXPECT_PTR_EQ(test, srnic_mem_get_rkey(sdev, ctx->pd, 3, k1,
+						     iova, 8, ra),
+			    ERR_PTR(-ERANGE));
+	KUNIT_EXPECT_PTR_EQ(test, srnic_mem_get_rkey(sdev, ctx->pd, 4, k1,
+						     iova + 64, 8, ra),
+			    ERR_PTR(-EINVAL));
+	/* a window's key is no lkey */
+	KUNIT_EXPECT_PTR_EQ(test, srnic_mem_get_lkey(sdev, ctx->pd, k1,
+						     iova + 64, 8, 0),
+			    ERR_PTR(-EINVAL));
+	/* invalidation lets go of the MR */
+	KUNIT_EXPECT_EQ(test, srnic_mem_invalidate(sdev, ctx->pd, k1), 0);
+	KUNIT_EXPECT_EQ(test, mr->mem.nbound, 0U);
+	KUNIT_EXPECT_NULL(test, mw->win->mem.target);
+	KUNIT_EXPECT_EQ(test, kref_read(&mr->mem.ref), 1U);
+
+	/* freed keys are refused */
+	KUNIT_EXPECT_EQ(test, srnic_mw_ops.dealloc_mw(&mw->ibmw), 0);
+	KUNIT_EXPECT_NULL(test, srnic_mem_get(sdev, k1, SRNIC_MEM_MW));
+	KUNIT_EXPECT_PTR_EQ(test, srnic_mem_get_rkey(sdev, ctx->pd, 3, k1,
+						     iova + 64, 8, ra),
+			    ERR_PTR(-EINVAL));
+	KUNIT_EXPECT_EQ(test, srnic_mem_invalidate(sdev, ctx->pd, k1),
+			-EINVAL);
+	srnic_mr_test_dereg(test, mr);
+	KUNIT_EXPECT_NULL(test, srnic_mem_get(sdev, lkey, SRNIC_MEM_MR));
+	KUNIT_EXPECT_PTR_EQ(test, srnic_mem_get_lkey(sdev, ctx->pd, lkey, iova,
+						     8, 0),
+			    ERR_PTR(-EINVAL));
+	KUNIT_EXPECT_PTR_EQ(test, srnic_mem_get_rkey(sdev, ctx->pd, 0, lkey,
+						     iova, 8, 0),
+			    ERR_PTR(-EINVAL));
+}
+
 /* ----------------------------------------------------- memory windows */
 
 static void mw_type1_binds_within_mr(struct kunit *test)
@@ -753,11 +838,11 @@ static void mw_type1_binds_within_mr(struct kunit *test)
 					    wlen, ra), -EINVAL);
 	KUNIT_EXPECT_EQ(test, srnic_mw_bind(sdev, ctx->other_pd, 0, k0, k1,
 					    lkey, addr, wlen, ra), -EINVAL);
-	KUNIT_EXPECT_EQ(test, mr->num_mw, 0);
+	KUNIT_EXPECT_EQ(test, mr->mem.nbound, 0);
 
 	KUNIT_ASSERT_EQ(test, srnic_mw_bind(sdev, ctx->pd, 0, k0, k1, lkey,
 					    addr, wlen, ra), 0);
-	KUNIT_EXPECT_EQ(test, mr->num_mw, 1);
+	KUNIT_EXPECT_EQ(test, mr->mem.nbound, 1);
 	got = srnic_mr_get_rkey(sdev, ctx->pd, 0, k1, addr, wlen, ra);
 	KUNIT_EXPECT_PTR_EQ(test, got, mr);
 	if (!IS_ERR(got))
@@ -781,25 +866,25 @@ static void mw_type1_binds_within_mr(struct kunit *test)
 	/* an MR with a bound window stays */
 	KUNIT_EXPECT_EQ(test, srnic_mr_ops.dereg_mr(&mr->ibmr, NULL), -EBUSY);
 	/* type 1 windows are not invalidated by work requests */
-	KUNIT_EXPECT_EQ(test, srnic_mr_invalidate(sdev, ctx->pd, k1), -EINVAL);
+	KUNIT_EXPECT_EQ(test, srnic_mem_invalidate(sdev, ctx->pd, k1), -EINVAL);
 
 	/* rebind (writable now), then unbind with length 0 */
 	KUNIT_EXPECT_EQ(test, srnic_mw_bind(sdev, ctx->pd, 0, k1, k2, lkey,
 					    iova, 2 * PAGE_SIZE,
 					    IB_ACCESS_REMOTE_WRITE), 0);
-	KUNIT_EXPECT_EQ(test, mr->num_mw, 1);
+	KUNIT_EXPECT_EQ(test, mr->mem.nbound, 1);
 	KUNIT_EXPECT_EQ(test, srnic_mr_test_rkey(test, ctx->pd, 0, k2, iova,
 						 2 * PAGE_SIZE,
 						 IB_ACCESS_REMOTE_WRITE), 0);
 	KUNIT_EXPECT_EQ(test, srnic_mw_bind(sdev, ctx->pd, 0, k2,
 					    srnic_mr_test_next_key(k2), 0, 0,
 					    0, 0), 0);
-	KUNIT_EXPECT_EQ(test, mr->num_mw, 0);
+	KUNIT_EXPECT_EQ(test, mr->mem.nbound, 0);
 	KUNIT_EXPECT_EQ(test, srnic_mr_test_rkey(test, ctx->pd, 0,
 						 srnic_mr_test_next_key(k2),
 						 iova, 8, ra), -EINVAL);
 
-	KUNIT_EXPECT_EQ(test, srnic_mr_ops.dealloc_mw(&mw->ibmw), 0);
+	KUNIT_EXPECT_EQ(test, srnic_mw_ops.dealloc_mw(&mw->ibmw), 0);
 	srnic_mr_test_dereg(test, mr);
 }
 
@@ -840,8 +925,8 @@ static void mw_type2_follows_iba_rules(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, srnic_mw_bind(sdev, ctx->pd, 7, k0, k1,
 					    ro->mem.key, iova, 8,
 					    IB_ACCESS_REMOTE_READ), 0);
-	KUNIT_EXPECT_EQ(test, srnic_mr_invalidate(sdev, ctx->pd, k1), 0);
-	KUNIT_EXPECT_EQ(test, ro->num_mw, 0);
+	KUNIT_EXPECT_EQ(test, srnic_mem_invalidate(sdev, ctx->pd, k1), 0);
+	KUNIT_EXPECT_EQ(test, ro->mem.nbound, 0);
 
 	/* bound to QP 7 */
 	KUNIT_ASSERT_EQ(test, srnic_mw_bind(sdev, ctx->pd, 7, k1, k2,
@@ -867,24 +952,24 @@ static void mw_type2_follows_iba_rules(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, srnic_mr_ops.dereg_mr(&mr->ibmr, NULL), -EBUSY);
 
 	/* invalidate: exact key and PD */
-	KUNIT_EXPECT_EQ(test, srnic_mr_invalidate(sdev, ctx->pd, k1), -EINVAL);
-	KUNIT_EXPECT_EQ(test, srnic_mr_invalidate(sdev, ctx->other_pd, k2),
+	KUNIT_EXPECT_EQ(test, srnic_mem_invalidate(sdev, ctx->pd, k1), -EINVAL);
+	KUNIT_EXPECT_EQ(test, srnic_mem_invalidate(sdev, ctx->other_pd, k2),
 			-EINVAL);
-	KUNIT_EXPECT_EQ(test, srnic_mr_invalidate(sdev, ctx->pd, k2), 0);
-	KUNIT_EXPECT_EQ(test, mr->num_mw, 0);
+	KUNIT_EXPECT_EQ(test, srnic_mem_invalidate(sdev, ctx->pd, k2), 0);
+	KUNIT_EXPECT_EQ(test, mr->mem.nbound, 0);
 	KUNIT_EXPECT_EQ(test, srnic_mr_test_rkey(test, ctx->pd, 7, k2,
 						 iova + 64, 8,
 						 IB_ACCESS_REMOTE_READ),
 			-EINVAL);
-	KUNIT_EXPECT_EQ(test, srnic_mr_invalidate(sdev, ctx->pd, k2), 0);
+	KUNIT_EXPECT_EQ(test, srnic_mem_invalidate(sdev, ctx->pd, k2), 0);
 
 	/* deallocating a bound window lets go of the MR */
 	KUNIT_EXPECT_EQ(test, srnic_mw_bind(sdev, ctx->pd, 9, k2, k0,
 					    mr->mem.key, iova, PAGE_SIZE, rw),
 			0);
-	KUNIT_EXPECT_EQ(test, mr->num_mw, 1);
-	KUNIT_EXPECT_EQ(test, srnic_mr_ops.dealloc_mw(&mw->ibmw), 0);
-	KUNIT_EXPECT_EQ(test, mr->num_mw, 0);
+	KUNIT_EXPECT_EQ(test, mr->mem.nbound, 1);
+	KUNIT_EXPECT_EQ(test, srnic_mw_ops.dealloc_mw(&mw->ibmw), 0);
+	KUNIT_EXPECT_EQ(test, mr->mem.nbound, 0);
 	KUNIT_EXPECT_EQ(test, srnic_mr_test_rkey(test, ctx->pd, 9, k0, iova, 8,
 						 IB_ACCESS_REMOTE_READ),
 			-EINVAL);
@@ -1092,6 +1177,112 @@ static void atomic_map_checks_alignment(struct kunit *test)
 	srnic_mr_test_dereg(test, mr);
 }
 
+/* ------------------------------------------------------ SGE walks */
+
+static void sge_walks_span_mrs(struct kunit *test)
+{
+	struct srnic_mr_test_ctx *ctx = test->priv;
+	const u64 ia = 0x60000, ib = 0x70000;
+	struct srnic_mr *a, *b, *ro;
+	struct srnic_sge_cursor c;
+	struct page **pages;
+	struct ib_sge sge[3];
+	struct sk_buff *skb;
+	u8 *want, *got;
+
+	pages = srnic_mr_test_pages(test, 2, 0);
+	KUNIT_ASSERT_NOT_NULL(test, pages);
+	want = kunit_kmalloc(test, 400, GFP_KERNEL);
+	got = kunit_kzalloc(test, 400, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, want);
+	KUNIT_ASSERT_NOT_NULL(test, got);
+	srnic_mr_test_fill(want, 400, 3);
+	a = srnic_mr_test_reg(test, &pages[0], 1, PAGE_SHIFT, 0, ia, PAGE_SIZE,
+			      IB_ACCESS_LOCAL_WRITE);
+	b = srnic_mr_test_reg(test, &pages[1], 1, PAGE_SHIFT, 0, ib, PAGE_SIZE,
+			      IB_ACCESS_LOCAL_WRITE);
+	ro = srnic_mr_test_reg(test, &pages[1], 1, PAGE_SHIFT, 0, ib,
+			       PAGE_SIZE, 0);
+	/* 100 bytes of A, an empty SGE with any key, 200 bytes of B */
+	sge[0] = (struct ib_sge){ .addr = ia + 10, .length = 100,
+				  .lkey = a->mem.key };
+	sge[1] = (struct ib_sge){ .addr = 1, .length = 0, .lkey = 0xdead };
+	sge[2] = (struct ib_sge){ .addr = ib + 50, .length = 200,
+				  .lkey = b->mem.key };
+
+	/* scatter, then gather from the middle: the bytes land per SGE */
+	srnic_sge_cursor_init(&c, ctx->sdev, ctx->pd, sge, 3, 0);
+	KUNIT_EXPECT_EQ(test, srnic_sge_copy_to(&c, want, 300), 0);
+	KUNIT_EXPECT_EQ(test, c.pos, 300U);
+	KUNIT_EXPECT_EQ(test, memcmp(page_address(pages[0]) + 10, want, 100),
+			0);
+	KUNIT_EXPECT_EQ(test, memcmp(page_address(pages[1]) + 50, want + 100,
+				     200), 0);
+	srnic_sge_cursor_init(&c, ctx->sdev, ctx->pd, sge, 3, 50);
+	KUNIT_EXPECT_EQ(test, srnic_sge_copy_from(&c, got, 200), 0);
+	KUNIT_EXPECT_EQ(test, c.pos, 250U);
+	KUNIT_EXPECT_EQ(test, memcmp(got, want + 50, 200), 0);
+	/* and on from where it stopped */
+	KUNIT_EXPECT_EQ(test, srnic_sge_copy_from(&c, got, 50), 0);
+	KUNIT_EXPECT_EQ(test, memcmp(got, want + 250, 50), 0);
+
+	/* the list ends first: -EINVAL, pos at its end */
+	srnic_sge_cursor_init(&c, ctx->sdev, ctx->pd, sge, 3, 0);
+	KUNIT_EXPECT_EQ(test, srnic_sge_copy_from(&c, got, 301), -EINVAL);
+	KUNIT_EXPECT_EQ(test, c.pos, 300U);
+
+	/* from an skb */
+	skb = alloc_skb(400, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, skb);
+	skb_put_data(skb, want + 100, 400 - 100);
+	srnic_sge_cursor_init(&c, ctx->sdev, ctx->pd, sge, 3, 0);
+	KUNIT_EXPECT_EQ(test, srnic_sge_copy_from_skb(&c, skb, 4, 296), 0);
+	KUNIT_EXPECT_EQ(test, memcmp(page_address(pages[0]) + 10, want + 104,
+				     100), 0);
+	KUNIT_EXPECT_EQ(test, memcmp(page_address(pages[1]) + 50, want + 204,
+				     196), 0);
+	/* past the skb's end: -EFAULT after the first SGE */
+	srnic_sge_cursor_init(&c, ctx->sdev, ctx->pd, sge, 3, 0);
+	KUNIT_EXPECT_EQ(test, srnic_sge_copy_from_skb(&c, skb, 100, 300),
+			-EFAULT);
+	KUNIT_EXPECT_EQ(test, c.pos, 100U);
+	kfree_skb(skb);
+
+	/* keys are checked at use: bytes before a bad SGE are placed */
+	sge[2].lkey = ro->mem.key;
+	srnic_sge_cursor_init(&c, ctx->sdev, ctx->pd, sge, 3, 0);
+	KUNIT_EXPECT_EQ(test, srnic_sge_copy_to(&c, want, 300), -EACCES);
+	KUNIT_EXPECT_EQ(test, c.pos, 100U);
+	srnic_sge_cursor_init(&c, ctx->sdev, ctx->pd, sge, 3, 0);
+	KUNIT_EXPECT_EQ(test, srnic_sge_copy_from(&c, got, 300), 0);
+	sge[2].lkey = srnic_mr_test_next_key(b->mem.key);
+	srnic_sge_cursor_init(&c, ctx->sdev, ctx->pd, sge, 3, 0);
+	KUNIT_EXPECT_EQ(test, srnic_sge_copy_from(&c, got, 300), -EINVAL);
+	KUNIT_EXPECT_EQ(test, c.pos, 100U);
+	srnic_sge_cursor_init(&c, ctx->sdev, ctx->other_pd, sge, 3, 0);
+	KUNIT_EXPECT_EQ(test, srnic_sge_copy_from(&c, got, 10), -EINVAL);
+	KUNIT_EXPECT_EQ(test, c.pos, 0U);
+	sge[2].lkey = b->mem.key;
+
+	/* zero copy: one fragment per SGE, the bytes of the list */
+	srnic_sge_cursor_init(&c, ctx->sdev, ctx->pd, sge, 3, 0);
+	KUNIT_ASSERT_EQ(test, srnic_sge_copy_to(&c, want, 300), 0);
+	skb = alloc_skb(0, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, skb);
+	srnic_sge_cursor_init(&c, ctx->sdev, ctx->pd, sge, 3, 20);
+	KUNIT_EXPECT_EQ(test, srnic_sge_add_frags(&c, 250, skb), 0);
+	KUNIT_EXPECT_EQ(test, skb_shinfo(skb)->nr_frags, 2);
+	KUNIT_EXPECT_EQ(test, skb->len, 250U);
+	memset(got, 0, 400);
+	KUNIT_EXPECT_EQ(test, skb_copy_bits(skb, 0, got, 250), 0);
+	KUNIT_EXPECT_EQ(test, memcmp(got, want + 20, 250), 0);
+	kfree_skb(skb);
+
+	srnic_mr_test_dereg(test, ro);
+	srnic_mr_test_dereg(test, b);
+	srnic_mr_test_dereg(test, a);
+}
+
 static struct kunit_case srnic_mr_test_cases[] = {
 	KUNIT_CASE(mtt_translates_across_4k_blocks),
 	KUNIT_CASE(mtt_translates_2m_blocks),
@@ -1103,11 +1294,13 @@ static struct kunit_case srnic_mr_test_cases[] = {
 	KUNIT_CASE_PARAM(registration_validates_access,
 			 srnic_mr_access_gen_params),
 	KUNIT_CASE(registration_validates_geometry),
+	KUNIT_CASE(mem_lookup_by_key_and_kind),
 	KUNIT_CASE(mw_type1_binds_within_mr),
 	KUNIT_CASE(mw_type2_follows_iba_rules),
 	KUNIT_CASE(add_frags_appends_referenced_pages),
 	KUNIT_CASE(copy_from_skb_spans_head_and_frags),
 	KUNIT_CASE(atomic_map_checks_alignment),
+	KUNIT_CASE(sge_walks_span_mrs),
 	{}
 };
 
