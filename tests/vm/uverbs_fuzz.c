@@ -1864,7 +1864,7 @@ static void race_let_run(struct race *const *x, int n, long ms)
 }
 
 /* Post a signaled WRITE of @len bytes from @a to @b, with these keys. */
-static int post_write(struct ep *a, struct ep *b, uint32_t lkey,
+static int post_write(struct vt_ep *a, struct vt_ep *b, uint32_t lkey,
 		      uint32_t rkey, uint32_t len, uint64_t wr_id)
 {
 	struct ibv_sge sge = { (uintptr_t)a->buf, len, lkey };
@@ -1881,18 +1881,18 @@ static int post_write(struct ep *a, struct ep *b, uint32_t lkey,
 	return ibv_post_send(a->qp, &wr, &bw);
 }
 
-static bool pair_up(struct ep *a, struct ep *b)
+static bool pair_up(struct vt_ep *a, struct vt_ep *b)
 {
 	if (!ep_create(a, 0, IBV_QPT_RC))
 		return false;
 	if (!ep_create(b, 1, IBV_QPT_RC)) {
-		ep_destroy(a);
+		vt_ep_destroy(a);
 		return false;
 	}
 	if (ep_connect(a, 1, b->qp->qp_num) ||
 	    ep_connect(b, 0, a->qp->qp_num)) {
-		ep_destroy(a);
-		ep_destroy(b);
+		vt_ep_destroy(a);
+		vt_ep_destroy(b);
 		return false;
 	}
 	return true;
@@ -1915,7 +1915,7 @@ static void race_qp(void)
 	struct race door, mod, sd, sm;
 	struct race *all[2] = { &door, &mod };
 	pthread_t t[2];
-	struct ep a, b;
+	struct vt_ep a, b;
 	int round, i, setup = 0, destroy = 0;
 
 	memset(&sd, 0, sizeof(sd));
@@ -1944,8 +1944,8 @@ static void race_qp(void)
 		pthread_join(t[1], NULL);
 		race_sum(&sd, &door);
 		race_sum(&sm, &mod);
-		ep_destroy(&a);
-		ep_destroy(&b);
+		vt_ep_destroy(&a);
+		vt_ep_destroy(&b);
 	}
 	check("race on one QP: set up (pair connected, WRITEs posted)",
 	      !setup, "%d rounds failed", setup);
@@ -1970,12 +1970,12 @@ static void race_dereg_mr(void)
 	static uint8_t seen[TOTAL];
 	uint32_t posted, done, lkey, rkey;
 	struct ibv_wc wc;
-	struct ep a, b;
+	struct vt_ep a, b;
 	bool failed;
 	long end;
 
 	for (round = 0; round < RACE_ROUNDS; round++) {
-		struct ep *owner = round % 2 ? &a : &b;
+		struct vt_ep *owner = round % 2 ? &a : &b;
 
 		if (!pair_up(&a, &b)) {
 			setup++;
@@ -2023,8 +2023,8 @@ static void race_dereg_mr(void)
 		}
 		lost += done < posted;
 		noerr += !failed;
-		ep_destroy(&a);
-		ep_destroy(&b);
+		vt_ep_destroy(&a);
+		vt_ep_destroy(&b);
 	}
 	check("dereg_mr under WRITEs: set up", !setup, "%d rounds failed",
 	      setup);
@@ -2233,7 +2233,7 @@ static void race_resize_cq(void)
 	uint32_t posted = 0, recv_posted = 0, sent_done = 0, got = 0;
 	const char *why = NULL;
 	struct ibv_wc wc;
-	struct ep a, b;
+	struct vt_ep a, b;
 	long end;
 	pthread_t t;
 	int i;
@@ -2304,8 +2304,8 @@ static void race_resize_cq(void)
 	}
 	atomic_store(&z.x.stop, true);
 	pthread_join(t, NULL);
-	ep_destroy(&a);
-	ep_destroy(&b);
+	vt_ep_destroy(&a);
+	vt_ep_destroy(&b);
 	if (!why && got < SENDS)
 		why = "not every SEND arrived in time";
 	check("resize_cq under traffic and polls: every SEND arrives once, in order, intact",
