@@ -52,12 +52,20 @@ void srnic_sched_exit(void)
 /* ------------------------------------------------------------ pacing */
 
 /*
- * Pacer burst while DCQCN paces a QP that had no rate limit: this many
- * packets of the QP's path MTU. A burst is what the bottleneck queue must
- * absorb on top of the rate; more than a few packets crosses the marking
- * threshold of a shallow queue by itself.
+ * Pacer burst: this many packets - of the QP's path MTU while DCQCN paces
+ * a QP that had no rate limit, of 4096 bytes for a rate limit. A burst is
+ * what the bottleneck queue must absorb on top of the rate; more than a
+ * few packets crosses the marking threshold of a shallow queue by itself.
  */
-#define SRNIC_DCQCN_PACE_BURST_PKTS	4
+#define SRNIC_PACE_BURST_PKTS	4
+
+/* (Re)start the token bucket full. Context: req_lock held. */
+static void srnic_sched_pace_start(struct srnic_qp *qp)
+{
+	lockdep_assert_held(&qp->req_lock);
+	qp->pace.tokens = qp->pace.burst;
+	qp->pace.last = ktime_get();
+}
 
 /* The DCQCN reaction point on the pacer (srnic_dcqcn.c: the logic). */
 
@@ -72,12 +80,11 @@ static void srnic_sched_rp_apply(struct srnic_qp *qp)
 		rate = user;
 	if (rate && !qp->pace.rate) {
 		if (!qp->pace.burst)
-			qp->pace.burst = SRNIC_DCQCN_PACE_BURST_PKTS *
+			qp->pace.burst = SRNIC_PACE_BURST_PKTS *
 				(ib_mtu_enum_to_int(qp->attr.path_mtu ?:
 						    IB_MTU_256) +
 				 SRNIC_BTH_LEN);
-		qp->pace.tokens = qp->pace.burst;
-		qp->pace.last = ktime_get();
+		srnic_sched_pace_start(qp);
 	}
 	qp->pace.rate = rate;
 }
@@ -152,9 +159,6 @@ u64 srnic_sched_rate(struct srnic_qp *qp)
 	return READ_ONCE(qp->pace.rate);
 }
 
-/* Burst of the pacer: a few MTU-sized packets. */
-#define SRNIC_PACE_BURST_PKTS	4
-
 /**
  * srnic_sched_set_rate() - pace the QP's requests
  * @qp: the QP
@@ -165,8 +169,7 @@ void srnic_sched_set_rate(struct srnic_qp *qp, u32 kbps)
 	spin_lock_bh(&qp->req_lock);
 	qp->pace.rate = (u64)kbps * 1000 / 8;
 	qp->pace.burst = SRNIC_PACE_BURST_PKTS * 4096;
-	qp->pace.tokens = qp->pace.burst;
-	qp->pace.last = ktime_get();
+	srnic_sched_pace_start(qp);
 	spin_unlock_bh(&qp->req_lock);
 	srnic_sched_kick(qp);
 }
