@@ -106,7 +106,7 @@ static void srnic_cnp_send(struct srnic_qp *qp)
 			READ_ONCE(qp->attr.dest_qp_num));
 	skb->priority = READ_ONCE(sdev->dcqcn.cnp_802p_prio);
 	/* on the flow's path and UDP source port; DSCP cnp_dscp, Not-ECT */
-	if (!srnic_sched_xmit(qp, &qp->av, qp->src_port,
+	if (!srnic_sched_xmit(qp, &qp->av,
 			      READ_ONCE(sdev->dcqcn.cnp_dscp) << 2, skb, 0))
 		srnic_cnp_sent(qp);
 }

@@ -991,7 +991,7 @@ static bool srnic_req_tx(struct srnic_qp *qp, struct srnic_tx_run *run)
 				srnic_qp_error(qp);
 			return pkt.again;
 		}
-		srnic_sched_send(run, pkt.av, pkt.av->tclass, skb, pkt.pad);
+		srnic_sched_send(run, pkt.av, skb, pkt.pad);
 		if (pkt.fatal) {
 			srnic_qp_error(qp);
 			return false;

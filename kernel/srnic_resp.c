@@ -50,7 +50,7 @@ static void srnic_resp_xmit_ack(struct srnic_qp *qp, u8 opcode, u8 syn,
 	else if (srnic_aeth_syn_type(syn) != SRNIC_AETH_ACK)
 		trace_srnic_nak(qp->sdev->ib_dev.index, srnic_qpn(qp), psn, syn,
 				SRNIC_DIR_TX);
-	srnic_sched_xmit(qp, &qp->av, qp->src_port, qp->av.tclass, skb, 0);
+	srnic_sched_xmit(qp, &qp->av, qp->av.tclass, skb, 0);
 }
 
 /*
@@ -875,7 +875,7 @@ static bool srnic_resp_tx(struct srnic_qp *qp, struct srnic_tx_run *run)
 		}
 		spin_unlock_bh(&qp->resp_lock);
 		if (skb)
-			srnic_sched_send(run, &qp->av, qp->av.tclass, skb, pad);
+			srnic_sched_send(run, &qp->av, skb, pad);
 	}
 	return true;
 }

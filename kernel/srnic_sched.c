@@ -314,19 +314,20 @@ bool srnic_sched_full(struct srnic_qp *qp)
 
 /**
  * srnic_sched_xmit() - send a packet of @qp, counted in its backpressure
- * @qp: the QP
+ * @qp: the QP; the packet leaves from its UDP source port
  * @av: the path
- * @sport: UDP source port
  * @tclass: IPv4 TOS / IPv6 traffic class
  * @skb: the packet, from srnic_xmit_alloc(); consumed in every case
  * @pad: pad bytes to add after the payload
  *
- * For packets sent outside a run (an ACK or NAK sent from the receive path,
- * a CNP). Return: as srnic_xmit().
+ * Every packet of a QP leaves through here: a run's (srnic_sched_send()),
+ * and those its producers' helpers send themselves - the responder's ACKs
+ * and NAKs, from the receive path and from its turn in a run (under
+ * resp_lock: srnic_resp_xmit_ack()) - and CNPs. Batching (issue 13) must
+ * take these too. Return: as srnic_xmit().
  */
 int srnic_sched_xmit(struct srnic_qp *qp, const struct srnic_av *av,
-		     u16 sport, u8 tclass, struct sk_buff *skb,
-		     unsigned int pad)
+		     u8 tclass, struct sk_buff *skb, unsigned int pad)
 {
 	if (unlikely(!srnic_sched_own(qp, skb))) {
 		/* The QP is being destroyed. */
@@ -334,28 +335,25 @@ int srnic_sched_xmit(struct srnic_qp *qp, const struct srnic_av *av,
 		kfree_skb(skb);
 		return -ENODEV;
 	}
-	return srnic_xmit(qp->sdev, qp, av, sport, tclass, skb, pad);
+	return srnic_xmit(qp->sdev, qp, av, qp->src_port, tclass, skb, pad);
 }
 
 /**
  * srnic_sched_send() - a producer's packet, in a run
  * @run: the run
- * @av: the path
- * @tclass: IPv4 TOS / IPv6 traffic class
+ * @av: the path and its traffic class
  * @skb: the packet; consumed in every case
  * @pad: pad bytes to add after the payload
  *
- * Sent at once, from the QP's UDP source port. The place for batching
- * (issue 13): collect the run's packets here, flush them in srnic_sched_tx().
+ * Sent at once (srnic_sched_xmit()). The place for batching (issue 13):
+ * collect the run's packets here, flush them in srnic_sched_tx().
  *
  * Return: as srnic_xmit().
  */
 int srnic_sched_send(struct srnic_tx_run *run, const struct srnic_av *av,
-		     u8 tclass, struct sk_buff *skb, unsigned int pad)
+		     struct sk_buff *skb, unsigned int pad)
 {
-	struct srnic_qp *qp = run->qp;
-
-	return srnic_sched_xmit(qp, av, qp->src_port, tclass, skb, pad);
+	return srnic_sched_xmit(run->qp, av, av->tclass, skb, pad);
 }
 
 /* ------------------------------------------------------------ runs */

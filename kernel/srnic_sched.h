@@ -23,10 +23,12 @@ struct srnic_qp;
  * @qp: the QP
  * @budget: packets the producer being asked may still send in this run
  *
- * Producers hand every packet to srnic_sched_send() with the run. Issue 13
- * (batching: a QP's train of packets as one unit, xmit_more, skb lists) goes
- * there: the run collects the packets and the scheduler flushes them after
- * each producer's turn. Today each packet leaves at once.
+ * Producers hand the packets of their turn to srnic_sched_send() with the
+ * run; ACKs the responder builds under its lock leave through
+ * srnic_sched_xmit() (see there). Issue 13 (batching: a QP's train of
+ * packets as one unit, xmit_more, skb lists) goes there: the run collects
+ * the packets and the scheduler flushes them after each producer's turn.
+ * Today each packet leaves at once.
  */
 struct srnic_tx_run {
 	struct srnic_qp		*qp;
@@ -66,10 +68,9 @@ void srnic_sched_qp_init(struct srnic_qp *qp);
 void srnic_sched_kick(struct srnic_qp *qp);
 void srnic_sched_kick_now(struct srnic_qp *qp);
 int srnic_sched_send(struct srnic_tx_run *run, const struct srnic_av *av,
-		     u8 tclass, struct sk_buff *skb, unsigned int pad);
+		     struct sk_buff *skb, unsigned int pad);
 int srnic_sched_xmit(struct srnic_qp *qp, const struct srnic_av *av,
-		     u16 sport, u8 tclass, struct sk_buff *skb,
-		     unsigned int pad);
+		     u8 tclass, struct sk_buff *skb, unsigned int pad);
 bool srnic_sched_full(struct srnic_qp *qp);
 void srnic_sched_set_rate(struct srnic_qp *qp, u32 kbps);
 bool srnic_sched_pace(struct srnic_qp *qp, u32 bytes);
