@@ -432,7 +432,7 @@ struct srnic_req_pkt {
 /*
  * Will the WQE after the one at @cur be sent right after it? Only a fetched
  * remote operation, not fenced, on a QP in RTS: its packets carry the
- * AckReq (srnic_req_build()). A local operation, a fence or SQD may hold
+ * AckReq (srnic_req_ackreq()). A local operation, a fence or SQD may hold
  * the queue, and the message before would wait for its ACK until the
  * retransmit timer.
  */

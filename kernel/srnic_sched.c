@@ -26,8 +26,10 @@
  *   (srnic_sched_rate_changed(), run on every rate change).
  *
  * Beneath the requester and the responder, which produce; above srnic_xmit.c
- * and the QP core. Everything here runs under no lock of the QP but
- * srnic_sched_pace() and the reaction point glue (req_lock held).
+ * and the QP core. Runs take no lock of the QP; the producers call the
+ * pacer and the reaction point glue with req_lock held, srnic_sched_full()
+ * under their own lock, and the responder srnic_sched_xmit() under
+ * resp_lock.
  */
 #include <linux/ktime.h>
 
@@ -292,8 +294,9 @@ static bool srnic_sched_own(struct srnic_qp *qp, struct sk_buff *skb)
  * @qp: the QP
  *
  * Return: true when SRNIC_TX_SKBS_HIGH of its packets are still in the
- * local stack; the TX side is then kicked again (srnic_sched_kick()) once the
- * count has fallen to SRNIC_TX_SKBS_LOW. Any context.
+ * local stack; the TX side then runs again from its tasklet
+ * (srnic_sched_tasklet()) once the count has fallen to SRNIC_TX_SKBS_LOW.
+ * Any context.
  */
 bool srnic_sched_full(struct srnic_qp *qp)
 {
