@@ -260,7 +260,6 @@ void srnic_mcast_qp_detach_all(struct srnic_qp *qp);
 void srnic_mcast_rcv(struct srnic_dev *sdev, struct srnic_pkt *pkt);
 
 /* srnic_net.c */
-extern struct mutex srnic_net_mutex;
 int srnic_net_init(void);
 void srnic_net_exit(void);
 int srnic_net_get(struct srnic_dev *sdev, struct net *net);

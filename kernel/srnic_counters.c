@@ -94,7 +94,7 @@ static void srnic_qp_snapshot(struct srnic_qp *qp, struct srnic_qp_snapshot *s)
 	s->rnr_retry_left = qp->req.rnr_retry_left;
 	s->rd_outstanding = qp->req.rd_outstanding;
 	s->retransmits = qp->req.retransmits;
-	s->rate = qp->pace.rate;
+	s->rate = srnic_sched_rate(qp);
 	spin_unlock_bh(&qp->req_lock);
 	spin_lock_bh(&qp->resp_lock);
 	s->epsn = qp->resp.epsn;

@@ -18,7 +18,6 @@
 #include <linux/module.h>
 #include <linux/netdevice.h>
 #include <linux/rtnetlink.h>
-#include <linux/slab.h>
 #include <rdma/rdma_netlink.h>
 
 #include "srnic.h"

@@ -32,7 +32,7 @@ struct srnic_net {
 };
 
 /* Protects struct srnic_net of every namespace and srnic_dev.net. */
-DEFINE_MUTEX(srnic_net_mutex);
+static DEFINE_MUTEX(srnic_net_mutex);
 
 static unsigned int srnic_net_id __read_mostly;
 

@@ -1108,7 +1108,7 @@ static void srnic_req_flush_locked(struct srnic_qp *qp)
 	srnic_comp_retire(qp);
 }
 
-void srnic_req_flush(struct srnic_qp *qp)
+static void srnic_req_flush(struct srnic_qp *qp)
 {
 	spin_lock_bh(&qp->req_lock);
 	srnic_req_flush_locked(qp);

@@ -891,6 +891,8 @@ static bool srnic_resp_quiet(struct srnic_qp *qp)
 	return quiet;
 }
 
+static void srnic_resp_flush(struct srnic_qp *qp);
+
 int srnic_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 		    const struct ib_recv_wr **bad_wr)
 {
@@ -934,7 +936,7 @@ int srnic_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 }
 
 /* Complete every posted receive WQE with IB_WC_WR_FLUSH_ERR. */
-void srnic_resp_flush(struct srnic_qp *qp)
+static void srnic_resp_flush(struct srnic_qp *qp)
 {
 	struct ib_wc wc = {
 		.status = IB_WC_WR_FLUSH_ERR,

@@ -22,13 +22,11 @@ bool srnic_req_idle(struct srnic_qp *qp);
 bool srnic_req_has_work(struct srnic_qp *qp);
 void srnic_req_retrans_timer(struct timer_list *t);
 void srnic_req_rnr_timer(struct timer_list *t);
-void srnic_req_flush(struct srnic_qp *qp);
 
 /* srnic_resp.c: responder (receive queue) */
 extern const struct srnic_producer srnic_resp_producer;
 int srnic_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 		    const struct ib_recv_wr **bad_wr);
-void srnic_resp_flush(struct srnic_qp *qp);
 void srnic_resp_rcv(struct srnic_qp *qp, struct srnic_pkt *pkt);
 
 /* srnic_comp.c: completer */
