@@ -617,18 +617,15 @@ static int srnic_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	wait_for_completion(&qp->released);
 
 	/*
-	 * In RESET and unreachable, nothing starts new work; a TX body still
-	 * running may re-arm a timer and a timer may queue the TX work, so
-	 * stop the work, then the timers, then work a timer queued. The TX
-	 * tasklet is only scheduled by packets still holding a reference
-	 * (srnic_sched.c): it can only be pending now, not scheduled again.
+	 * In RESET and unreachable, nothing starts new work; a TX run still
+	 * going may re-arm a timer and a timer may queue a run, so stop the
+	 * runs, then the requester's timers, then the pacer and a run a
+	 * timer queued.
 	 */
-	tasklet_kill(&qp->tx_tasklet);
-	cancel_work_sync(&qp->tx_work);
+	srnic_sched_qp_stop(qp);
 	timer_delete_sync(&qp->retrans_timer);
 	timer_delete_sync(&qp->rnr_timer);
-	hrtimer_cancel(&qp->pace.timer);
-	cancel_work_sync(&qp->tx_work);
+	srnic_sched_qp_fini(qp);
 
 	if (!qp->srq)
 		srnic_queue_cleanup(&qp->rq);

@@ -543,3 +543,23 @@ void srnic_sched_qp_init(struct srnic_qp *qp)
 	tasklet_setup(&qp->tx_tasklet, srnic_sched_tasklet);
 	qp->tx_cpu = -1;
 }
+
+/*
+ * Destroy, once the QP is unreachable and its last reference gone: no run
+ * is pending or running when this returns. The tasklet is only scheduled
+ * by packets holding a reference (backpressure, hand-over): it can be
+ * pending now, not scheduled again. A timer may still queue a run: the
+ * caller stops its timers, then calls srnic_sched_qp_fini().
+ */
+void srnic_sched_qp_stop(struct srnic_qp *qp)
+{
+	tasklet_kill(&qp->tx_tasklet);
+	cancel_work_sync(&qp->tx_work);
+}
+
+/* After srnic_sched_qp_stop() and the requester's timers: the pacer too. */
+void srnic_sched_qp_fini(struct srnic_qp *qp)
+{
+	hrtimer_cancel(&qp->pace.timer);
+	cancel_work_sync(&qp->tx_work);
+}

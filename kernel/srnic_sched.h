@@ -65,6 +65,8 @@ enum {
 int srnic_sched_init(void);
 void srnic_sched_exit(void);
 void srnic_sched_qp_init(struct srnic_qp *qp);
+void srnic_sched_qp_stop(struct srnic_qp *qp);
+void srnic_sched_qp_fini(struct srnic_qp *qp);
 void srnic_sched_kick(struct srnic_qp *qp);
 void srnic_sched_kick_now(struct srnic_qp *qp);
 int srnic_sched_send(struct srnic_tx_run *run, const struct srnic_av *av,

@@ -567,8 +567,7 @@ static void dcqcn_fixture_init(struct kunit *test, struct dcqcn_fixture *f,
 
 static void dcqcn_fixture_fini(struct dcqcn_fixture *f)
 {
-	hrtimer_cancel(&f->qp->pace.timer);
-	cancel_work_sync(&f->qp->tx_work);
+	srnic_sched_qp_fini(f->qp);
 	xa_erase(&f->sdev->qp_xa, 20);
 	xa_destroy(&f->sdev->qp_xa);
 }

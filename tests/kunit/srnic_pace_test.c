@@ -54,8 +54,7 @@ static void srnic_pace_burst_then_waits(struct kunit *test)
 	/* The timer is due when 1 KiB of tokens exists: ~1 ms at 1 MB/s. */
 	KUNIT_EXPECT_LE(test, ktime_to_ns(hrtimer_get_remaining(&qp->pace.timer)),
 			(s64)1100 * NSEC_PER_USEC);
-	hrtimer_cancel(&qp->pace.timer);
-	cancel_work_sync(&qp->tx_work);
+	srnic_sched_qp_fini(qp);
 }
 
 static void srnic_pace_refills_with_time(struct kunit *test)
@@ -67,8 +66,7 @@ static void srnic_pace_refills_with_time(struct kunit *test)
 	qp->pace.last = ktime_sub_ms(ktime_get(), 10);
 	KUNIT_EXPECT_TRUE(test, srnic_pace_try(qp, 9000));
 	KUNIT_EXPECT_FALSE(test, srnic_pace_try(qp, 4096));
-	hrtimer_cancel(&qp->pace.timer);
-	cancel_work_sync(&qp->tx_work);
+	srnic_sched_qp_fini(qp);
 }
 
 static void srnic_pace_tokens_capped_at_burst(struct kunit *test)
@@ -79,8 +77,7 @@ static void srnic_pace_tokens_capped_at_burst(struct kunit *test)
 	qp->pace.last = ktime_sub_ms(ktime_get(), 10000);
 	KUNIT_EXPECT_TRUE(test, srnic_pace_try(qp, 16384));
 	KUNIT_EXPECT_FALSE(test, srnic_pace_try(qp, 4096));
-	hrtimer_cancel(&qp->pace.timer);
-	cancel_work_sync(&qp->tx_work);
+	srnic_sched_qp_fini(qp);
 }
 
 static struct kunit_case srnic_pace_cases[] = {
