@@ -203,7 +203,7 @@ struct srnic_mem *srnic_mem_get(struct srnic_dev *sdev, u32 key,
 
 /*
  * May this access go through @mem? 0, -EINVAL (key, state, PD), -EACCES or
- * -ERANGE. Context: inside a read section of @mem->seq.
+ * -ERANGE. Context: inside a read section of @mem->seq, or @mem->lock held.
  */
 static int srnic_mem_check(const struct srnic_mem *mem, const struct ib_pd *pd,
 			   u32 key, u64 iova, u64 len, int access)
@@ -219,6 +219,19 @@ static int srnic_mem_check(const struct srnic_mem *mem, const struct ib_pd *pd,
 	    end - mem->iova > mem->length)
 		return -ERANGE;
 	return 0;
+}
+
+int srnic_mem_hold_target(struct srnic_mem *target, const struct ib_pd *pd,
+			  u32 lkey, u64 iova, u64 len, int access)
+{
+	int err;
+
+	spin_lock(&target->lock);
+	err = srnic_mem_check(target, pd, lkey, iova, len, access);
+	if (!err)
+		target->nbound++;
+	spin_unlock(&target->lock);
+	return err ? -EINVAL : 0;
 }
 
 /* Check a referenced MR; on failure drop the reference. */

@@ -149,6 +149,23 @@ void srnic_mem_set_state(struct srnic_mem *mem, enum srnic_mem_state state);
 void srnic_mem_bind(struct srnic_mem *mem, u32 key, struct srnic_mem *target,
 		    u32 qpn, u64 iova, u64 length, int access);
 
+/**
+ * srnic_mem_hold_target() - count one more window on a region
+ * @target: the region (referenced by the caller)
+ * @pd: the window's PD
+ * @lkey: the region's key, as the bind names it
+ * @iova: first byte of the window
+ * @len: bytes
+ * @access: rights the region must have (IB_ACCESS_MW_BIND and what the
+ *	window's rights need)
+ *
+ * Context: the window's lock held (BHs off); takes the region's.
+ * Return: 0 with @target's @nbound one higher, or -EINVAL (key, state, PD,
+ * rights or range).
+ */
+int srnic_mem_hold_target(struct srnic_mem *target, const struct ib_pd *pd,
+			  u32 lkey, u64 iova, u64 len, int access);
+
 /*
  * Lookups. Any context up to softirq; no lock is taken.
  *

@@ -15,7 +15,6 @@
  * srnic_win, freed after an RCU grace period, so that the data path reads
  * it without locks.
  */
-#include <linux/overflow.h>
 #include <linux/slab.h>
 
 #include "srnic.h"
@@ -48,28 +47,14 @@ static int srnic_win_check_bind(const struct srnic_win *win,
 static int srnic_mw_check_mr(struct srnic_mem *m, const struct ib_pd *pd,
 			     u32 lkey, u64 addr, u64 length, int access)
 {
-	int err = 0;
-	u64 end;
-
-	spin_lock(&m->lock);
-	if (m->key != lkey || m->state != SRNIC_MEM_VALID || m->pd != pd)
-		err = -EINVAL;
 	/* C10-73: the MR must allow binding. */
-	else if (!(m->access & IB_ACCESS_MW_BIND))
-		err = -EINVAL;
+	int need = IB_ACCESS_MW_BIND;
+
 	/* C10-74: a writable window needs a locally writable MR. */
-	else if ((access & (IB_ACCESS_REMOTE_WRITE |
-			    IB_ACCESS_REMOTE_ATOMIC)) &&
-		 !(m->access & IB_ACCESS_LOCAL_WRITE))
-		err = -EINVAL;
-	/* C10-75: the window lies within the MR. */
-	else if (check_add_overflow(addr, length, &end) || addr < m->iova ||
-		 end - m->iova > m->length)
-		err = -EINVAL;
-	else
-		m->nbound++;
-	spin_unlock(&m->lock);
-	return err;
+	if (access & (IB_ACCESS_REMOTE_WRITE | IB_ACCESS_REMOTE_ATOMIC))
+		need |= IB_ACCESS_LOCAL_WRITE;
+	/* C10-75: the window lies within the MR (checked there too). */
+	return srnic_mem_hold_target(m, pd, lkey, addr, length, need);
 }
 
 int srnic_mw_bind(struct srnic_dev *sdev, struct ib_pd *pd, u32 qpn,
