@@ -713,6 +713,9 @@ static void srnic_dp_rts_kick(struct kunit *test)
 	attr.qp_state = IB_QPS_RTS;
 	KUNIT_ASSERT_EQ(test, ib_modify_qp(&qp->ibqp, &attr, IB_QP_STATE), 0);
 	KUNIT_EXPECT_FALSE(test, work_pending(&qp->tx_work));
+	/* No run at all, not even one already over: a run claims a CPU. */
+	flush_work(&qp->tx_work);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(qp->tx_cpu), -1);
 
 	attr.qp_state = IB_QPS_SQD;
 	KUNIT_ASSERT_EQ(test, ib_modify_qp(&qp->ibqp, &attr, IB_QP_STATE), 0);

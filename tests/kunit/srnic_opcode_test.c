@@ -434,7 +434,6 @@ static void opcode_table_entries_consistent(struct kunit *test)
 	}
 }
 
-/* Spot checks against IBA table 38, independent of the table's own flags. */
 /*
  * The table spells the UC half out again (a macro for the shared entries
  * did not pass checkpatch): UC's SEND and RDMA WRITE opcodes must stay
@@ -463,6 +462,7 @@ static void opcode_table_uc_is_rc(struct kunit *test)
 	}
 }
 
+/* Spot checks against IBA table 38, independent of the table's own flags. */
 static void opcode_table_known_lengths(struct kunit *test)
 {
 	static const struct {
