@@ -3,7 +3,8 @@
 # The import graph of the module: file A -> file B when A's object uses a
 # symbol that B's object defines (nm of kernel/*.o in a built tree). Exits 1
 # and names every cycle (strongly connected component of more than one file)
-# but the ones allowed below. -v prints the graph too.
+# but the ones allowed below, and every allowed one that is gone; exits 2 if
+# a kernel/srnic_*.c has no object. -v prints the graph too.
 #
 # usage: tools/imports.sh [-v] [DIR]     (DIR: the built tree, default: this one)
 set -euo pipefail
@@ -13,6 +14,12 @@ dir=${1:-$(cd "$(dirname "$0")/.." && pwd)}
 shopt -s nullglob
 objs=("$dir"/kernel/srnic_*.o)
 [ ${#objs[@]} -gt 0 ] || { echo "imports: no kernel/*.o under $dir (make module first)" >&2; exit 2; }
+# every source built: a file that failed to compile would drop out unseen
+missing=()
+for c in "$dir"/kernel/srnic_*.c; do
+	[ -f "${c%.c}.o" ] || missing+=("${c#"$dir"/}")
+done
+[ ${#missing[@]} -eq 0 ] || { echo "imports: not built: ${missing[*]}" >&2; exit 2; }
 
 for o in "${objs[@]}"; do
 	f=$(basename "$o" .o)
@@ -65,6 +72,9 @@ for v in sorted(graph):
     if v not in index:
         visit(v)
 bad = 0
+for c in sorted(allowed - set(sccs)):
+    bad += 1
+    print("GONE: allowed cycle {" + ", ".join(c) + "} no longer exists: drop it from the list")
 for c in sorted(s for s in sccs if len(s) > 1):
     ok = c in allowed
     bad += not ok
@@ -74,6 +84,6 @@ for c in sorted(s for s in sccs if len(s) > 1):
             for t in sorted(graph[f]):
                 if t in c:
                     print("  %s -> %s: %s" % (f, t, " ".join(sorted(graph[f][t]))))
-print(f"imports: {len(graph)} files, {bad} cycle(s) not allowed")
+print(f"imports: {len(graph)} files, {bad} cycle(s) not allowed or allowed ones gone")
 sys.exit(1 if bad else 0)
 '
