@@ -51,8 +51,8 @@ else
 	export VMRUN_KERNEL_DIR=$d/root
 	# through PVH this kernel exits right after SeaBIOS: boot its bzImage
 	export VMRUN_PVH=0
-	# servers take tens of seconds to listen there (lib.sh's settle)
-	export SRNIC_SETTLE_SECS=${SRNIC_SETTLE_SECS:-90}
+	# servers take tens of seconds to listen there (lib.sh's ready)
+	export SRNIC_READY_SECS=${SRNIC_READY_SECS:-90}
 	export VMRUN_APPEND="${VMRUN_APPEND:-} watchdog_thresh=30 rcupdate.rcu_cpu_stall_timeout=60 kasan_multi_shot"
 	for n in "${tests[@]}"; do
 		c=$logdir/$n.console

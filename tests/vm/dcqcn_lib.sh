@@ -49,16 +49,6 @@ DQ_RED_LIMIT=${DQ_RED_LIMIT:-150000}
 DQ_AVPKT=1100			# IB MTU 1024 + RoCEv2/IPv4 headers
 declare -a DQ_BW=()
 
-# dq_senders_delta NAME: growth of counter NAME since snap DQ_C0, summed
-# over the sender devices
-dq_senders_delta() {
-	local i s=0
-	for i in $(seq "$DQ_N"); do
-		s=$((s + $(delta DQ_C0 "srnicS$i" "$1")))
-	done
-	echo "$s"
-}
-
 dq_setup() {
 	local n=$1 rate=$2 i
 	DQ_N=$n
@@ -205,12 +195,13 @@ dq_steady_egress() {
 
 dq_run() {
 	local secs=$1 size=$2 i pids=() spid gd gs port rc b0 b1 t0 t1
-	local drops0 marks0 sent0
+	local drops0 marks0 sent0 senders
 	gd=$(roce_gid_index srnicD 10.1.100.2)
 	drops0=$(dq_qdisc_stat dropped)
 	marks0=$(dq_qdisc_stat marked)
+	senders=$(printf 'srnicS%s ' $(seq "$DQ_N"))
 	# shellcheck disable=SC2034 # snap's devices (lib.sh)
-	SNAP_DEVS="srnicD $(printf 'srnicS%s ' $(seq "$DQ_N"))"
+	SNAP_DEVS="srnicD $senders"
 	snap DQ_C0
 	for i in $(seq "$DQ_N"); do
 		port=$((18600 + i))
@@ -265,8 +256,8 @@ dq_run() {
 		printf "%.2f", s / us / 1.048576 }')
 	DQ_DROPS=$(($(dq_qdisc_stat dropped) - drops0))
 	DQ_MARKS=$(($(dq_qdisc_stat marked) - marks0))
-	DQ_RETX=$(dq_senders_delta retransmits)
-	DQ_CNP_HANDLED=$(dq_senders_delta rp_cnp_handled)
+	DQ_RETX=$(SNAP_DEVS=$senders delta_sum DQ_C0 retransmits)
+	DQ_CNP_HANDLED=$(SNAP_DEVS=$senders delta_sum DQ_C0 rp_cnp_handled)
 	DQ_CNP_SENT=$(delta DQ_C0 srnicD np_cnp_sent)
 }
 

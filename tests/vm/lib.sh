@@ -68,8 +68,12 @@
 #                                 PORT in /proc/net/tcp or tcp6 of this netns
 #   wait_rdma_cm_listen [SECS]    wait (default 10 s) for an rdma_cm id in state
 #                                 LISTEN (`rdma res show cm_id`)
-#   settle CMD...                 retry CMD (function or executable) every
-#                                 0.1 s for up to 5 s; status of the last try
+#   settle [-t SECS] CMD...       retry CMD (function or executable) every
+#                                 0.1 s for up to SECS (default 5) s of wall
+#                                 clock; status of the last try
+#   ready CMD...                  settle for a server to listen (CMD: e.g.
+#                                 port_listen): up to $SRNIC_READY_SECS s
+#                                 (default 5; the debug tier sets 90)
 #
 # Modules
 #   KO                            the srnic.ko under test: $SRNIC_KO, default
@@ -89,10 +93,9 @@
 #   counter DEV NAME              print hw counter NAME of DEV's port 1
 #   srnic_pair_up [MODULE...]     srnic_load veth rdma_ucm MODULE...;
 #                                 netns_pair_setup;
-#                                 srnic0 on vethA (nsA), srnic1 on vethB (nsB);
-#                                 G0, G1 = their IPv4 RoCEv2 GID indexes, and
-#                                 the check "IPv4 RoCEv2 GIDs present". Exits
-#                                 the script if a step before the GIDs fails.
+#                                 srnic_devs_ns as the check "IPv4 RoCEv2
+#                                 GIDs present" (G0, G1 set). Exits the
+#                                 script if a step fails.
 #   snap [SNAP]                   remember every hw counter of the devices in
 #                                 $SNAP_DEVS (default "srnic0 srnic1") in the
 #                                 global associative array SNAP (default C0)
@@ -119,7 +122,7 @@
 #   pair NAME SRV... -- CLI...    SRV in netns $PAIR_SERVER_NS (default nsA)
 #                                 in the background (timeout
 #                                 $PAIR_SERVER_SECS, default 45), once
-#                                 $PAIR_READY (a command for settle, default
+#                                 $PAIR_READY (a command for ready, default
 #                                 pair_tcp_listening) succeeds CLI in netns
 #                                 $PAIR_CLIENT_NS (default nsB) (timeout
 #                                 $PAIR_CLIENT_SECS, default 40); an empty
@@ -494,17 +497,20 @@ veth_pkts() {
 	echo $((tx + rx))
 }
 
-# settle CMD...: poll CMD every 0.1 s until it succeeds, for at most
-# SRNIC_SETTLE_SECS seconds of wall-clock time (default 5; the debug tier
-# sets more: a KASAN guest under TCG starts a perftest server in tens of
-# seconds). Status: CMD's last.
 settle() {
-	local _end=$((SECONDS + ${SRNIC_SETTLE_SECS:-5}))
+	local _secs=5 _end
+	if [ "$1" = -t ]; then
+		_secs=$2
+		shift 2
+	fi
+	_end=$(($(_t_now_us) + _secs * 1000000))
 	until "$@"; do
-		[ "$SECONDS" -lt "$_end" ] || return 1
+		[ "$(_t_now_us)" -lt "$_end" ] || return 1
 		sleep 0.1
 	done
 }
+# a KASAN guest under TCG starts a perftest server in tens of seconds
+ready() { settle -t "${SRNIC_READY_SECS:-5}" "$@"; }
 
 # _t_ipv6_full ADDR: ADDR in the sysfs GID notation (8 x 4 hex digits).
 _t_ipv6_full() {
@@ -547,8 +553,6 @@ roce_gid_index() {
 	return 1
 }
 
-# ------------------------------------------------------------------ srnic pair
-
 # ------------------------------------------------------------------ modules
 
 KO=${SRNIC_KO:-$T_REPO/srnic.ko}
@@ -558,6 +562,8 @@ mod_deps() {
 	shift
 	[ -f "$ko" ] || { echo "$ko missing (srnic.ko: run make module first)" >&2; return 1; }
 	IFS=, read -ra deps <<<"$(modinfo -F depends "$ko")"
+	# modprobe -a with no name fails
+	[ $((${#deps[@]} + $#)) -gt 0 ] || return 0
 	modprobe -a "${deps[@]}" "$@" || { echo "mod_deps: modprobe -a ${deps[*]} $* failed" >&2; return 1; }
 }
 mod_load() { mod_deps "$@" && insmod "$1"; }
@@ -631,16 +637,13 @@ srnic_devs_root() {
 srnic_pair_up() {
 	srnic_load veth rdma_ucm "$@" || exit 1
 	netns_pair_setup || exit 1
-	ip netns exec nsA rdma link add srnic0 type srnic netdev vethA || exit 1
-	ip netns exec nsB rdma link add srnic1 type srnic netdev vethB || exit 1
-	G0=$(settle roce_gid_index srnic0 10.99.0.1)
-	G1=$(settle roce_gid_index srnic1 10.99.0.2)
-	t_check "IPv4 RoCEv2 GIDs present" test -n "$G0" -a -n "$G1"
+	t_check "IPv4 RoCEv2 GIDs present" srnic_devs_ns || exit 1
 }
 
 # srnic_pair_down [ERE]: undo srnic_pair_up after a test's traffic: a clean
 # kernel log (t_kernel_clean, ERE its extra lines), the two devices deleted,
 # the module removed, the log still clean (each checked)
+# shellcheck disable=SC2120 # ERE is optional
 srnic_pair_down() {
 	t_kernel_clean "no kernel warnings" "${1:-}"
 	t_check "rdma link delete srnic0" ip netns exec nsA rdma link delete srnic0
@@ -681,7 +684,7 @@ pair() {
 	_pair_ns_prefix cli_ns "$PAIR_CLIENT_NS"
 	out=$(mktemp)
 	bg_start pid timeout --kill-after=5 "$PAIR_SERVER_SECS" "${srv_ns[@]}" "${srv[@]}"
-	settle "$PAIR_READY"
+	ready "$PAIR_READY"
 	with_timeout "$PAIR_CLIENT_SECS" "${cli_ns[@]}" "${cli[@]}" >"$out" 2>&1
 	rc_c=$?
 	wait "$pid"

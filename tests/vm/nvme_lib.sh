@@ -112,11 +112,8 @@ nvme_host_up() {
 	[ -n "$inst" ] || return 1
 	CTRL=nvme$inst
 	# the namespace scan takes seconds on a busy host
-	for _ in $(seq 40); do
-		# shellcheck disable=SC2034 # for the caller
-		NDEV=$(nvme_ns_dev "$CTRL") && return 0
-		sleep 0.5
-	done
+	# shellcheck disable=SC2034 # for the caller
+	NDEV=$(settle -t 20 nvme_ns_dev "$CTRL") && return 0
 	echo "no namespace block device for $CTRL"
 	ls /dev/nvme* /sys/class/nvme-subsystem/*/ 2>&1 | sed 's/^/  | /'
 	echo 1 >"/sys/class/nvme/$CTRL/delete_controller"

@@ -118,24 +118,27 @@ port_listen() {
 # are there (or one has exited): no QP goes while its peer may need it, so
 # either side failing is a failure of the transport.
 BARRIER=/tmp/destroy_barrier.so
+# pp_parked BARRIER PID...: each pingpong side waits at its BARRIER (the
+# file BARRIER.wait exists) or its PID is gone
+pp_parked() {
+	while [ $# -gt 0 ]; do
+		[ -e "$1.wait" ] || ! kill -0 "$2" 2>/dev/null || return 1
+		shift 2
+	done
+}
+
 pingpong() {
-	local name=$1 n=${2:-100} b=/tmp/loss.pp pid cpid rc_c rc_s end
+	local name=$1 n=${2:-100} b=/tmp/loss.pp pid cpid rc_c rc_s
 	rm -f "$b".srv.* "$b".cli.*
 	bg_start pid timeout --kill-after=5 170 ip netns exec nsA \
 		env LD_PRELOAD="$BARRIER" SRNIC_BARRIER="$b.srv" \
 		ibv_rc_pingpong -d srnic0 -g "$G0" -n "$n" -s 65536 -c >"$OUT.srv" 2>&1
-	settle port_listen nsA 18515
+	ready port_listen nsA 18515
 	bg_start cpid timeout --kill-after=5 160 ip netns exec nsB \
 		env LD_PRELOAD="$BARRIER" SRNIC_BARRIER="$b.cli" \
 		ibv_rc_pingpong -d srnic1 -g "$G1" -n "$n" -s 65536 -c 10.99.0.1 >"$OUT" 2>&1
 	# both at the barrier or gone: then both may destroy their QP
-	end=$((SECONDS + 170))
-	while [ "$SECONDS" -lt "$end" ]; do
-		{ [ -e "$b.srv.wait" ] || ! kill -0 "$pid" 2>/dev/null; } &&
-			{ [ -e "$b.cli.wait" ] || ! kill -0 "$cpid" 2>/dev/null; } &&
-			break
-		sleep 0.2
-	done
+	settle -t 170 pp_parked "$b.srv" "$pid" "$b.cli" "$cpid"
 	: >"$b.srv.go"
 	: >"$b.cli.go"
 	wait "$cpid"
@@ -174,7 +177,7 @@ xfer() {
 	XPORT=$((XPORT + 1))
 	bg_start pid timeout --kill-after=5 290 ip netns exec nsA "$PY" "$XFER" \
 		server --dev srnic0 --port "$XPORT"
-	settle port_listen nsA "$XPORT"
+	ready port_listen nsA "$XPORT"
 	with_timeout 280 ip netns exec nsB "$PY" "$XFER" client --dev srnic1 \
 		--port "$XPORT" --tag "$tag: " "$@" >"$OUT" 2>&1
 	rc=$?
@@ -272,7 +275,7 @@ gone() {
 	bg_start pid timeout --kill-after=5 120 ip netns exec nsA "$PY" "$XFER" \
 		server --dev srnic0 --port "$XPORT"
 	SRV_PID=$pid
-	settle port_listen nsA "$XPORT"
+	ready port_listen nsA "$XPORT"
 	bg_start cpid timeout --kill-after=5 110 ip netns exec nsB "$PY" "$XFER" \
 		client --dev srnic1 --port "$XPORT" --tag "$name: " \
 		--gone-file "$GONE" --op-timeout 60 --ops write "$@" >"$OUT" 2>&1
@@ -339,7 +342,7 @@ t_check "rate limit: htb ${RATE_MBIT} mbit + pfifo limit 32 on vethA and vethB" 
 snap
 bg_start pid timeout --kill-after=5 60 ip netns exec nsA \
 	ib_write_bw -d srnic0 -x "$G0" -s 65536 -D 5 -F
-settle port_listen nsA 18515
+ready port_listen nsA 18515
 with_timeout 50 ip netns exec nsB ib_write_bw -d srnic1 -x "$G1" -s 65536 \
 	-D 5 -F 10.99.0.1 >"$OUT" 2>&1
 rc=$?

@@ -55,18 +55,17 @@ if ! t_check "nvmet-rdma target: subsystem and namespace" nvmet_subsys_up ||
 	t_summary
 	exit 1
 fi
-t_check "rdma_cm id listening" settle pair_cm_listening
+t_check "rdma_cm id listening" ready pair_cm_listening
 
 # --- host: connect through /dev/nvme-fabrics, with a poll queue -------------
-t_check "nvme-rdma connects to the target" nvme_host_up nr_poll_queues=1 || {
+t_check "nvme-rdma connects to the target, its namespace's block device appears" \
+	nvme_host_up nr_poll_queues=1 || {
 	dmesg | tail -20
 	t_summary
 	exit 1
 }
 t_check "controller $CTRL is live over rdma" \
 	settle bash -c "grep -qx live /sys/class/nvme/$CTRL/state && grep -qx rdma /sys/class/nvme/$CTRL/transport"
-ndev=$NDEV
-t_check "namespace block device $ndev" test -b "$ndev"
 # the admin queue, an I/O queue per CPU and the poll queue: 3 QPs at least
 nqp=$(rdma res show qp link srnic1/1 2>/dev/null | grep -c 'type RC')
 t_check "host has its queues on srnic1 ($nqp RC QPs)" test "$nqp" -ge 3
@@ -100,7 +99,7 @@ link_drops() {
 }
 # write8 CPU I: the I-th 8 MiB of $SRC, written from CPU (on its I/O queue)
 write8() {
-	with_timeout 120 taskset -c "$1" dd if="$SRC" of="$ndev" bs=1M count=8 \
+	with_timeout 120 taskset -c "$1" dd if="$SRC" of="$NDEV" bs=1M count=8 \
 		skip=$((8 * $2)) seek=$((8 * $2)) oflag=direct conv=fsync status=none
 }
 # write32: four writers at once, spread over the CPUs
@@ -120,7 +119,7 @@ snap
 D0=$(link_drops)
 t_check "write 32 MiB through $CTRL (O_DIRECT, four writers)" write32
 t_check "read 32 MiB back through $CTRL (O_DIRECT)" \
-	with_timeout 120 dd if="$ndev" of="$DST" bs=1M count=32 iflag=direct status=none
+	with_timeout 120 dd if="$NDEV" of="$DST" bs=1M count=32 iflag=direct status=none
 t_check "32 MiB read back equal to what was written" cmp "$SRC" "$DST"
 t_check "the target's file holds the data" cmp "$SRC" "$NVME_IMG"
 deltas resends
@@ -156,8 +155,7 @@ rc=$?
 t_eq "target torn down, nvme-rdma and nvmet-rdma removed" "$rc" 0
 t_eq "no RC QP left on srnic0/srnic1" "$(rdma res show qp 2>/dev/null | grep -c 'type RC')" 0
 
-t_kernel_clean "no hung task" 'hung_task'
-t_kernel_clean "no kernel warnings" 'nvme.*(error|failed)'
+t_kernel_clean "no hung task, no kernel warnings" 'hung_task|nvme.*(error|failed)'
 rdma link delete srnic0
 rdma link delete srnic1
 t_check "rmmod srnic after the ULP" rmmod srnic

@@ -58,7 +58,7 @@ pingpong_up() {
 	bg_start AW "${pfx[@]}" stdbuf -oL ibv_asyncwatch -d srnic0 >"$LOG/aw" 2>&1
 	bg_start SRV "${pfx[@]}" ibv_rc_pingpong -d srnic0 -g "$g0" -e \
 		-n 10000000 -s 4096 >"$LOG/srv" 2>&1
-	PAIR_SERVER_NS=$srv_ns settle pair_tcp_listening || return 1
+	PAIR_SERVER_NS=$srv_ns ready pair_tcp_listening || return 1
 	bg_start CLI ip netns exec nsB ibv_rc_pingpong -d srnic1 -g "$g1" -e \
 		-n 10000000 -s 4096 "$addr" >"$LOG/cli" 2>&1
 	# flowing: rcvd_pkts moves by 100 within a second (15 s to start)

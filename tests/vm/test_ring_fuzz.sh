@@ -73,10 +73,10 @@ rc=0
 wait "$FUZZ_PID" || rc=$?
 t_from_output ring_fuzz "$rc" "$(cat "$LOG")" '#*'
 
-t_kernel_clean "kernel log: no stall, lockup, warning or oops" "$splat_re"
 if [ -z "${SRNIC_RING_FUZZ_ONLY:-}" ]; then
 	t_check "corrupt user indices were reported (rate-limited)" \
 		bash -c "dmesg | grep -q 'user ring producer index .* is corrupt'"
 fi
-srnic_pair_down
+# kernel log clean (no stall, lockup, warning or oops) before and after
+srnic_pair_down "$splat_re"
 t_summary

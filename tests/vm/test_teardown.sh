@@ -189,11 +189,9 @@ mem_base "user part"
 kill9() {
 	local who=$1 srv cli victim survivor sdev rc t0 name
 	name="kill -9 of the ib_write_bw -b $who"
-	CNTS="retry_exceeded_err rcvd_pkts"
-	snap
 	bg_start srv ip netns exec nsA ib_write_bw -d srnic0 -x "$G0" -s 65536 \
 		-D 60 -F -b >"$LOG/srv" 2>&1
-	settle pair_tcp_listening
+	ready pair_tcp_listening
 	bg_start cli ip netns exec nsB ib_write_bw -d srnic1 -x "$G1" -s 65536 \
 		-D 60 -F -b 10.99.0.1 >"$LOG/cli" 2>&1
 	if ! t_check "$name: WRITEs flow both ways" flowing srnic0; then
@@ -370,7 +368,7 @@ ulp "host side: rdma link delete srnic1" rdma link delete srnic1
 ulp "both: ip link del vethA" ip link del vethA
 ulp "rmmod srnic" rmmod srnic
 
-t_kernel_clean "no hung task" 'hung_task'
+t_kernel_clean "kernel log clean after the ULP part (no hung task)" 'hung_task'
 
 # ------------------------------------------------------------------ the end
 

@@ -69,9 +69,6 @@ for seed in 1 "$RAND_SEED"; do
 	fi
 done
 
-t_kernel_clean "kernel log: no stall, lockup, hung task, warning or oops" \
-	'rcu.*(stall|detected)|hung_task|Call Trace'
-
 # Objects go back to ib_core's deferred cleanup: give it a moment.
 settle bash -c "[ \"\$(rdma resource show | grep -E ' srnic[01]: ' | sort)\" = '$res0' ]"
 t_eq "rdma resource show: srnic's objects back to the baseline" \
@@ -82,5 +79,7 @@ slab1=$(meminfo SUnreclaim)
 echo "# after: vmalloc $(srnic_vmalloc), SUnreclaim $slab1 kB"
 t_check "unreclaimable slab within 4 MiB of the baseline ($slab0 -> $slab1 kB)" \
 	test $((slab1 - slab0)) -lt 4096
-srnic_pair_down
+# kernel log clean (no stall, lockup, hung task, warning or oops), before
+# and after the teardown
+srnic_pair_down 'rcu.*(stall|detected)|hung_task|Call Trace'
 t_summary
