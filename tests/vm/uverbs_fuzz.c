@@ -1328,6 +1328,42 @@ static int poll_one(struct ibv_cq *cq, struct ibv_wc *wc)
 	return n;
 }
 
+/* Post a signaled WRITE of @len bytes from @a to @b, with these keys. */
+static int post_write(struct vt_ep *a, struct vt_ep *b, uint32_t lkey,
+		      uint32_t rkey, uint32_t len, uint64_t wr_id)
+{
+	struct ibv_sge sge = { (uintptr_t)a->buf, len, lkey };
+	struct ibv_send_wr wr, *bw;
+
+	memset(&wr, 0, sizeof(wr));
+	wr.wr_id = wr_id;
+	wr.sg_list = &sge;
+	wr.num_sge = 1;
+	wr.opcode = IBV_WR_RDMA_WRITE;
+	wr.send_flags = IBV_SEND_SIGNALED;
+	wr.wr.rdma.remote_addr = (uintptr_t)b->buf;
+	wr.wr.rdma.rkey = rkey;
+	return ibv_post_send(a->qp, &wr, &bw);
+}
+
+/* @a on device 0 and @b on device 1, RC, connected to each other. */
+static bool pair_up(struct vt_ep *a, struct vt_ep *b)
+{
+	if (!ep_create(a, 0, IBV_QPT_RC))
+		return false;
+	if (!ep_create(b, 1, IBV_QPT_RC)) {
+		vt_ep_destroy(a);
+		return false;
+	}
+	if (ep_connect(a, 1, b->qp->qp_num) ||
+	    ep_connect(b, 0, a->qp->qp_num)) {
+		vt_ep_destroy(a);
+		vt_ep_destroy(b);
+		return false;
+	}
+	return true;
+}
+
 /* A fresh RC pair: a 32 KiB WRITE and a SEND, every byte compared. */
 static void fresh_pair_works(const char *c)
 {
@@ -1342,32 +1378,14 @@ static void fresh_pair_works(const char *c)
 
 	snprintf(name, sizeof(name), "%s: a fresh RC pair moves data, verified",
 		 c);
-	if (!ep_create(&a, 0, IBV_QPT_RC)) {
-		bad(name, "create: %s", strerror(errno));
+	if (!pair_up(&a, &b)) {
+		bad(name, "create or connect: %s", strerror(errno));
 		return;
-	}
-	if (!ep_create(&b, 1, IBV_QPT_RC)) {
-		bad(name, "create: %s", strerror(errno));
-		vt_ep_destroy(&a);
-		return;
-	}
-	if (ep_connect(&a, 1, b.qp->qp_num) ||
-	    ep_connect(&b, 0, a.qp->qp_num)) {
-		why = "connect failed";
-		goto out;
 	}
 	for (i = 0; i < BUF_LEN / 2; i++)
 		a.buf[i] = i * 7 + 3;
-	sge = (struct ibv_sge){ (uintptr_t)a.buf, BUF_LEN / 2, a.mr->lkey };
-	memset(&wr, 0, sizeof(wr));
-	wr.sg_list = &sge;
-	wr.num_sge = 1;
-	wr.opcode = IBV_WR_RDMA_WRITE;
-	wr.send_flags = IBV_SEND_SIGNALED;
-	wr.wr.rdma.remote_addr = (uintptr_t)b.buf;
-	wr.wr.rdma.rkey = b.mr->rkey;
-	if (ibv_post_send(a.qp, &wr, &bw) || poll_one(a.cq, &wc) != 1 ||
-	    wc.status != IBV_WC_SUCCESS) {
+	if (post_write(&a, &b, a.mr->lkey, b.mr->rkey, BUF_LEN / 2, 0) ||
+	    poll_one(a.cq, &wc) != 1 || wc.status != IBV_WC_SUCCESS) {
 		why = "WRITE did not complete";
 		goto out;
 	}
@@ -1377,8 +1395,12 @@ static void fresh_pair_works(const char *c)
 	}
 	for (i = 0; i < 4000; i++)
 		a.buf[i] = i * 13 + 1;
-	sge.length = 4000;
+	sge = (struct ibv_sge){ (uintptr_t)a.buf, 4000, a.mr->lkey };
+	memset(&wr, 0, sizeof(wr));
+	wr.sg_list = &sge;
+	wr.num_sge = 1;
 	wr.opcode = IBV_WR_SEND;
+	wr.send_flags = IBV_SEND_SIGNALED;
 	memset(&rw, 0, sizeof(rw));
 	rw.sg_list = &(struct ibv_sge){ (uintptr_t)b.buf + BUF_LEN / 2, 4000,
 					b.mr->lkey };
@@ -1513,19 +1535,9 @@ static void mw_bind_checks(void)
 	struct ibv_wc wc;
 	int err;
 
-	if (!ep_create(&a, 0, IBV_QPT_RC)) {
-		bad(ok_name, "create: %s", strerror(errno));
+	if (!pair_up(&a, &b)) {
+		bad(ok_name, "create or connect: %s", strerror(errno));
 		return;
-	}
-	if (!ep_create(&b, 1, IBV_QPT_RC)) {
-		bad(ok_name, "create: %s", strerror(errno));
-		vt_ep_destroy(&a);
-		return;
-	}
-	if (ep_connect(&a, 1, b.qp->qp_num) ||
-	    ep_connect(&b, 0, a.qp->qp_num)) {
-		bad(ok_name, "connect failed");
-		goto out;
 	}
 	mr = ibv_reg_mr(pd0[0], a.buf, 4096, IBV_ACCESS_LOCAL_WRITE |
 			IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_MW_BIND);
@@ -1861,41 +1873,6 @@ static void race_let_run(struct race *const *x, int n, long ms)
 		while (atomic_load(&x[i]->started) == 0 && now_ms() < end)
 			sleep_ms(1);
 	sleep_ms(ms);
-}
-
-/* Post a signaled WRITE of @len bytes from @a to @b, with these keys. */
-static int post_write(struct vt_ep *a, struct vt_ep *b, uint32_t lkey,
-		      uint32_t rkey, uint32_t len, uint64_t wr_id)
-{
-	struct ibv_sge sge = { (uintptr_t)a->buf, len, lkey };
-	struct ibv_send_wr wr, *bw;
-
-	memset(&wr, 0, sizeof(wr));
-	wr.wr_id = wr_id;
-	wr.sg_list = &sge;
-	wr.num_sge = 1;
-	wr.opcode = IBV_WR_RDMA_WRITE;
-	wr.send_flags = IBV_SEND_SIGNALED;
-	wr.wr.rdma.remote_addr = (uintptr_t)b->buf;
-	wr.wr.rdma.rkey = rkey;
-	return ibv_post_send(a->qp, &wr, &bw);
-}
-
-static bool pair_up(struct vt_ep *a, struct vt_ep *b)
-{
-	if (!ep_create(a, 0, IBV_QPT_RC))
-		return false;
-	if (!ep_create(b, 1, IBV_QPT_RC)) {
-		vt_ep_destroy(a);
-		return false;
-	}
-	if (ep_connect(a, 1, b->qp->qp_num) ||
-	    ep_connect(b, 0, a->qp->qp_num)) {
-		vt_ep_destroy(a);
-		vt_ep_destroy(b);
-		return false;
-	}
-	return true;
 }
 
 /* ibv_destroy_qp, again while a raw command holds the QP (EBUSY). */
