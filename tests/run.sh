@@ -4,9 +4,9 @@
 # Runs every test tier and ends with one line "N passed, N failed".
 #
 #   tests/run.sh                 all tiers: style build unit kunit vm deploy compat
-#   tests/run.sh debug           the debug tier (not in the default run)
 #   tests/run.sh kunit vm        only these tiers
 #   tests/run.sh debug           the data-path VM tests on the debug kernel
+#                                (not in the default run)
 #
 # Each tier prints its own "N passed, N failed" line; this script adds them
 # up. A tier that dies without such a line counts as one failure. See

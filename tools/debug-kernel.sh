@@ -26,7 +26,8 @@
 #   linux/          the configured, built tree: `make KDIR=.../linux`
 #                   builds srnic.ko for this kernel
 #   root/boot/vmlinuz-KVER, root/lib/modules/KVER/
-#                   what tests/vm/vmrun boots (VMRUN_KERNEL_DIR=.../root)
+#                   what tests/vm/vmrun boots (VMRUN_KERNEL_DIR=.../root
+#                   VMRUN_PVH=0: through PVH this kernel exits silently)
 #   build.log       the build's output; configured: the tree is configured
 #                   (an interrupted build resumes from there); ready:
 #                   written last (KVER)
