@@ -127,8 +127,8 @@ static int srnic_qp_alloc_qpn(struct srnic_qp *qp, enum ib_qp_type type)
 static void srnic_qp_init_tx(struct srnic_qp *qp)
 {
 	srnic_sched_qp_init(qp);
-	qp->producers[0] = &srnic_resp_producer;
-	qp->producers[1] = &srnic_req_producer;
+	qp->producers[SRNIC_PRODUCER_RESP] = &srnic_resp_producer;
+	qp->producers[SRNIC_PRODUCER_REQ] = &srnic_req_producer;
 }
 
 /* Can srnic create the QP @init asks for? */

@@ -75,9 +75,11 @@ void srnic_qp_error(struct srnic_qp *qp)
  */
 void srnic_qp_flush(struct srnic_qp *qp)
 {
-	int i;
+	const struct srnic_producer *req = qp->producers[SRNIC_PRODUCER_REQ];
+	const struct srnic_producer *resp = qp->producers[SRNIC_PRODUCER_RESP];
 
-	for (i = SRNIC_SCHED_PRODUCERS - 1; i >= 0; i--)
-		if (qp->producers[i])
-			qp->producers[i]->flush(qp);
+	if (req)
+		req->flush(qp);
+	if (resp)
+		resp->flush(qp);
 }

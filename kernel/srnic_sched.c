@@ -409,7 +409,7 @@ static bool srnic_sched_claim_cpu(struct srnic_qp *qp)
 	if (owner >= 0) {
 		if (atomic_read(&qp->tx_skbs))
 			return false;
-		for (i = SRNIC_SCHED_PRODUCERS - 1; i >= 0; i--) {
+		for (i = 0; i < SRNIC_SCHED_PRODUCERS; i++) {
 			p = qp->producers[i];
 			if (p && !p->quiet(qp))
 				return false;

@@ -52,8 +52,12 @@ struct srnic_producer {
 	void (*flush)(struct srnic_qp *qp);
 };
 
-/* Producers a QP may have: the responder and the requester. */
-#define SRNIC_SCHED_PRODUCERS	2
+/* qp->producers: a run asks them in this order (the responder first) */
+enum {
+	SRNIC_PRODUCER_RESP,
+	SRNIC_PRODUCER_REQ,
+	SRNIC_SCHED_PRODUCERS
+};
 
 /* qp->tx_flags */
 enum {
