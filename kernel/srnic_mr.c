@@ -11,6 +11,8 @@
 #include <linux/slab.h>
 #include <rdma/ib_umem.h>
 #include <rdma/iter.h>
+#include <rdma/restrack.h>
+#include <uapi/rdma/rdma_netlink.h>
 
 #include "srnic.h"
 
@@ -412,10 +414,54 @@ struct srnic_mr *srnic_mr_reg_pages(struct ib_pd *pd, struct page **blocks,
 }
 #endif
 
+static const char *const srnic_mr_type_names[] = {
+	[SRNIC_MR_DMA] = "dma",
+	[SRNIC_MR_USER] = "user",
+	[SRNIC_MR_FAST] = "fast_reg",
+};
+
+/*
+ * Driver attributes of "rdma resource show mr -dd": the kind of region, and
+ * but for a DMA MR its translation table as it stands (block size in bytes,
+ * blocks in use; a fast-reg MR shows its last registration). The block size is what
+ * ib_umem_find_best_pgsz() chose: a hugetlb buffer gets 2 MiB blocks or more.
+ */
+static int srnic_fill_res_mr_entry(struct sk_buff *msg, struct ib_mr *ibmr)
+{
+	struct srnic_mr *mr = to_srnic_mr(ibmr);
+	unsigned int page_shift;
+	struct nlattr *table;
+	u32 nblocks;
+
+	spin_lock_bh(&mr->mem.lock);
+	page_shift = mr->page_shift;
+	nblocks = mr->nblocks;
+	spin_unlock_bh(&mr->mem.lock);
+
+	table = nla_nest_start(msg, RDMA_NLDEV_ATTR_DRIVER);
+	if (!table)
+		return -EMSGSIZE;
+	if (rdma_nl_put_driver_string(msg, "type",
+				      srnic_mr_type_names[mr->type]))
+		goto err_cancel;
+	/* a DMA MR translates nothing: the iova is a kernel address */
+	if (mr->type != SRNIC_MR_DMA &&
+	    (rdma_nl_put_driver_u64(msg, "block_size", BIT_ULL(page_shift)) ||
+	     rdma_nl_put_driver_u32(msg, "blocks", nblocks)))
+		goto err_cancel;
+	nla_nest_end(msg, table);
+	return 0;
+
+err_cancel:
+	nla_nest_cancel(msg, table);
+	return -EMSGSIZE;
+}
+
 /* reg_user_mr: srnic_compat_ops */
 const struct ib_device_ops srnic_mr_ops = {
 	.alloc_mr = srnic_alloc_mr,
 	.dereg_mr = srnic_dereg_mr,
+	.fill_res_mr_entry = srnic_fill_res_mr_entry,
 	.get_dma_mr = srnic_get_dma_mr,
 	.map_mr_sg = srnic_map_mr_sg,
 };
