@@ -144,7 +144,9 @@ struct srnic_mcast {
  * @qp_xa: QP number -> struct srnic_qp; xa_lock (bh) for changes, RCU for
  *	lookups from the receive path
  * @qp_next: next QP number to try (cyclic allocation); under @qp_xa's lock
- * @ah_xa: AH number -> struct srnic_ah (rxe ABI ah_num); like @qp_xa
+ * @ah_xa: AH number -> struct srnic_ah (rxe ABI ah_num); xa_lock taken
+ *	with interrupts saved (AHs come and go with interrupts off), RCU for
+ *	lookups
  * @ah_next: next AH number to try; under @ah_xa's lock
  * @counters: event counters (srnic_counters.h); atomic, no lock
  * @mr_keys: key index (key >> 8) -> struct srnic_mem of every MR and MW

@@ -66,6 +66,39 @@ int srnic_av_from_attr(struct srnic_av *av, const struct rdma_ah_attr *attr)
 	return 0;
 }
 
+/*
+ * The AH table's lock is taken with interrupts saved: kernel consumers
+ * create and destroy AHs in any context, interrupts off included (ib_cm's
+ * cm_alloc_msg() holds a spin_lock_irqsave() lock around rdma_create_ah()),
+ * where a BH lock's unlock would enable softirqs (lockdep: KUnit
+ * srnic_dp_ah_irqs_off).
+ */
+static int srnic_ah_insert(struct srnic_dev *sdev, struct srnic_ah *ah)
+{
+	unsigned long flags;
+	u32 num;
+	int err;
+
+	xa_lock_irqsave(&sdev->ah_xa, flags);
+	err = __xa_alloc_cyclic(&sdev->ah_xa, &num, ah,
+				XA_LIMIT(1, SRNIC_MAX_AH), &sdev->ah_next,
+				GFP_ATOMIC);
+	xa_unlock_irqrestore(&sdev->ah_xa, flags);
+	if (err < 0)
+		return err == -EBUSY ? -ENOMEM : err;
+	ah->ah_num = num;
+	return 0;
+}
+
+static void srnic_ah_remove(struct srnic_dev *sdev, struct srnic_ah *ah)
+{
+	unsigned long flags;
+
+	xa_lock_irqsave(&sdev->ah_xa, flags);
+	__xa_erase(&sdev->ah_xa, ah->ah_num);
+	xa_unlock_irqrestore(&sdev->ah_xa, flags);
+}
+
 static int srnic_create_ah(struct ib_ah *ibah,
 			   struct rdma_ah_init_attr *init_attr,
 			   struct ib_udata *udata)
@@ -73,25 +106,20 @@ static int srnic_create_ah(struct ib_ah *ibah,
 	struct srnic_dev *sdev = to_srnic_dev(ibah->device);
 	struct srnic_ah *ah = to_srnic_ah(ibah);
 	struct rxe_create_ah_resp resp = {};
-	u32 num;
 	int err;
 
 	err = srnic_av_from_attr(&ah->av, init_attr->ah_attr);
 	if (err)
 		return err;
-
-	err = xa_alloc_cyclic_bh(&sdev->ah_xa, &num, ah,
-				 XA_LIMIT(1, SRNIC_MAX_AH), &sdev->ah_next,
-				 GFP_ATOMIC);
-	if (err < 0)
-		return err == -EBUSY ? -ENOMEM : err;
-	ah->ah_num = num;
+	err = srnic_ah_insert(sdev, ah);
+	if (err)
+		return err;
 
 	if (udata && udata->outlen >= sizeof(resp)) {
-		resp.ah_num = num;
+		resp.ah_num = ah->ah_num;
 		err = ib_copy_to_udata(udata, &resp, sizeof(resp));
 		if (err) {
-			xa_erase_bh(&sdev->ah_xa, num);
+			srnic_ah_remove(sdev, ah);
 			return err;
 		}
 	}
@@ -109,7 +137,7 @@ static int srnic_destroy_ah(struct ib_ah *ibah, u32 flags)
 	struct srnic_dev *sdev = to_srnic_dev(ibah->device);
 	struct srnic_ah *ah = to_srnic_ah(ibah);
 
-	xa_erase_bh(&sdev->ah_xa, ah->ah_num);
+	srnic_ah_remove(sdev, ah);
 	/*
 	 * srnic_ah_lookup_av() copies the AV under RCU; let it finish before
 	 * ib_core frees the AH. Only user AHs are looked up by number, and

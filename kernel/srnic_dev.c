@@ -124,7 +124,7 @@ static void srnic_dev_init_tables(struct srnic_dev *sdev)
 	 * nothing else, see README "Robustness").
 	 */
 	sdev->qp_next = SRNIC_QPN_MIN + (get_random_u32() & 0xffff);
-	xa_init_flags(&sdev->ah_xa, XA_FLAGS_ALLOC1 | XA_FLAGS_LOCK_BH);
+	xa_init_flags(&sdev->ah_xa, XA_FLAGS_ALLOC1 | XA_FLAGS_LOCK_IRQ);
 }
 
 static void srnic_dev_fini_tables(struct srnic_dev *sdev)

@@ -1835,7 +1835,41 @@ static void srnic_dp_drain(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, atomic_read(&f.n), 3);
 }
 
+/*
+ * Kernel callers create and destroy address handles in atomic context,
+ * interrupts off: ib_cm's cm_alloc_msg() does, under a spinlock taken with
+ * spin_lock_irqsave(), for every CM message (the flags say "not
+ * sleepable"). The debug kernel caught srnic's AH table taking a BH lock
+ * there (lockdep: local_bh_enable with interrupts off, from rping's
+ * rdma_connect); the lockdep report fails this suite.
+ */
+static void srnic_dp_ah_irqs_off(struct kunit *test)
+{
+	struct srnic_dp_ctx *ctx = test->priv;
+	struct rdma_ah_attr attr = {};
+	struct ib_ah *ah[2];
+	union ib_gid dgid;
+	unsigned long flags;
+	int i;
+
+	attr.type = RDMA_AH_ATTR_TYPE_ROCE;
+	rdma_ah_set_port_num(&attr, SRNIC_PORT_NUM);
+	srnic_dp_v4_gid(&dgid, SRNIC_DP_IP_PEER_A);
+	rdma_ah_set_grh(&attr, &dgid, 0, ctx->sgid_index, 64, 0);
+	local_irq_save(flags);
+	for (i = 0; i < 2; i++)
+		ah[i] = rdma_create_ah(ctx->pd, &attr, 0);
+	for (i = 0; i < 2; i++)
+		if (!IS_ERR(ah[i]))
+			rdma_destroy_ah(ah[i], 0);
+	local_irq_restore(flags);
+	for (i = 0; i < 2; i++)
+		KUNIT_EXPECT_FALSE(test, IS_ERR(ah[i]));
+	KUNIT_EXPECT_TRUE(test, xa_empty(&ctx->sdev->ah_xa));
+}
+
 static struct kunit_case srnic_dp_cases[] = {
+	KUNIT_CASE(srnic_dp_ah_irqs_off),
 	KUNIT_CASE(srnic_dp_send_recv),
 	KUNIT_CASE(srnic_dp_write),
 	KUNIT_CASE(srnic_dp_rts_kick),
