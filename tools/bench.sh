@@ -13,7 +13,7 @@
 #   --rounds     rounds (default 3); each round runs every stack once, in
 #                the order rxe, srnic (rxe, srnic, rxe, srnic, ...)
 #   --quick      ib_write_bw 64 KiB, ib_send_bw 64 B, ib_write_lat 8 B only,
-#                shorter runs (about 1.5 minutes per VM run)
+#                shorter runs (under a minute per VM run)
 #   --mtu        netdev MTU of the guest's veth pair (default 1500: IB MTU
 #                1024; 9000: IB MTU 4096)
 #   --out        the results as TSV, default /tmp/srnic-bench-<date>.tsv
@@ -32,7 +32,7 @@
 # create/destroy pair (tests/vm/qp_churn.py), and for each bandwidth run the
 # guest's CPU cost (non-idle CPU-seconds of all vCPUs per GiB, from
 # /proc/stat) and the bandwidth as a fraction of the memcpy rate. See that
-# script for the details. A full VM run takes about 3-4 minutes.
+# script for the details. A full VM run takes about 2-3 minutes.
 #
 # Output: the host load of each VM run, then a table (figure, unit, each
 # stack's median [min-max] over the rounds, srnic/rxe ratio of the medians)
@@ -58,7 +58,15 @@ SUMMARY=$REPO/tools/bench_summary.py
 stack=both mode=full out='' wait_idle=0 rounds=3 mtu=1500 summarize=''
 sum_args=() tsvs=()
 
-usage() { sed -n '7,25p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+# usage [0]: the options; to stdout and exit 0 when asked for, else an error
+usage() {
+	if [ "${1:-2}" = 0 ]; then
+		sed -n '7,25p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
+		exit 0
+	fi
+	sed -n '7,25p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
+	exit 2
+}
 while [ $# -gt 0 ]; do
 	case $1 in
 	--stack) [ $# -ge 2 ] || usage; stack=$2; shift 2 ;;
@@ -69,7 +77,7 @@ while [ $# -gt 0 ]; do
 	--json | --png) [ $# -ge 2 ] || usage; sum_args+=("$1" "$2"); shift 2 ;;
 	--wait-idle) [ $# -ge 2 ] || usage; wait_idle=$2; shift 2 ;;
 	--summarize) summarize=1; shift ;;
-	-h | --help) usage ;;
+	-h | --help) usage 0 ;;
 	-*) echo "bench.sh: unknown argument $1" >&2; usage ;;
 	*) tsvs+=("$1"); shift ;;
 	esac

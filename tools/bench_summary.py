@@ -136,7 +136,9 @@ def shown(fig):
 
 
 def g(v):
-    return "-" if v is None else "%.4g" % v
+    if v is None:
+        return "-"
+    return "%.0f" % v if abs(v) >= 1e4 else "%.4g" % v
 
 
 def cell(st):
@@ -179,9 +181,12 @@ def plot(figs, meta, loaded, path):
         meta.get("mtu", "?"), meta.get("date", ""), " (LOADED host)" if loaded else "")
     script = ["set terminal %s noenhanced size 900,560" % term, "set output '%s'" % path.replace("'", "''"),
               "set title \"%s\"" % title.replace('"', "'"), "set logscale x 2",
-              "set xlabel 'message size (bytes)'", "set ylabel 'MiB/s'",
+              "set xlabel 'message size'", "set ylabel 'MiB/s'",
               "set yrange [0:*]", "set offsets graph 0.05, graph 0.05, 0, 0",
-              "set key top left", "set grid"]
+              "set key below", "set grid"]
+    sizes = sorted({s for pts in series.values() for s, _ in pts})
+    script.append("set xtics (%s)" % ", ".join(
+        "\"%s\" %d" % (human_size("", s), s) for s in sizes))
     plots = []
     for stack in sorted(series):
         script.append("$%s << EOD" % stack)
@@ -204,7 +209,10 @@ def main():
     ap.add_argument("tsv", nargs="+")
     args = ap.parse_args()
 
-    meta, rows = read_tsvs(args.tsv)
+    try:
+        meta, rows = read_tsvs(args.tsv)
+    except OSError as err:
+        sys.exit("bench_summary: %s" % err)
     if not rows:
         sys.exit("bench_summary: no result rows in %s" % " ".join(args.tsv))
     runs = runs_of(rows)
