@@ -1,35 +1,51 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# bench.sh: perftest numbers for rxe and/or srnic, one VM run per stack.
+# bench.sh: perftest numbers for rxe and srnic, alternated over rounds.
 # A measurement, not a test: there are no pass/fail thresholds.
 #
-#   tools/bench.sh [--stack rxe|srnic|both] [--quick] [--out FILE]
+#   tools/bench.sh [--stack rxe|srnic|both] [--rounds N] [--quick]
+#                  [--mtu 1500|9000] [--out FILE] [--json FILE] [--png FILE]
 #                  [--wait-idle SECS]
+#   tools/bench.sh --summarize [--json FILE] [--png FILE] TSV...
 #
 #   --stack      which stack(s) to measure (default: both)
-#   --quick      65536 B only, shorter runs (about 1 minute per stack)
-#   --out        machine-readable results (TSV), default
-#                /tmp/srnic-bench-<date>.tsv
-#   --wait-idle  before each stack, wait up to SECS for the host to be idle
+#   --rounds     rounds (default 3); each round runs every stack once, in
+#                the order rxe, srnic (rxe, srnic, rxe, srnic, ...)
+#   --quick      ib_write_bw 64 KiB, ib_send_bw 64 B, ib_write_lat 8 B only,
+#                shorter runs (under a minute per VM run)
+#   --mtu        netdev MTU of the guest's veth pair (default 1500: IB MTU
+#                1024; 9000: IB MTU 4096)
+#   --out        the results as TSV, default /tmp/srnic-bench-<date>.tsv
+#   --json       the summary as one JSON document
+#   --png        ib_write_bw medians vs message size, both stacks (gnuplot)
+#   --wait-idle  before each VM run, wait up to SECS for the host to be idle
 #                (other processes < 0.3 cores over 3 s), then run anyway
+#   --summarize  no VM: summarize TSV files of earlier runs (their rounds
+#                numbered on), print the table, write --json/--png
 #
-# Each stack runs tests/bench/bench_guest.sh in its own tests/vm/vmrun guest
-# (2 vCPUs, 2 GiB): two devices on a veth pair with policy routing, perftest
-# in "ib" mode, ib_{write,read,send}_bw at 64/4096/65536 B and
-# ib_{write,send}_lat at 8 B, and the time per QP create/destroy pair
-# (qp_churn, tests/vm/qp_churn.py). See that script for the details. The
-# full rxe run takes about 2 minutes.
+# Each VM run is tests/bench/bench_guest.sh in its own tests/vm/vmrun guest
+# (2 vCPUs, 2 GiB): a single-thread memcpy rate, then two devices on a veth
+# pair with policy routing, perftest in "ib" mode:
+# ib_{write,read,send}_bw at 4 KiB, 64 KiB, 1 MiB, the 64 B message rate
+# (ib_send_bw -s 64), ib_{write,send,read}_lat at 8 B, the time per QP
+# create/destroy pair (tests/vm/qp_churn.py), and for each bandwidth run the
+# guest's CPU cost (non-idle CPU-seconds of all vCPUs per GiB, from
+# /proc/stat) and the bandwidth as a fraction of the memcpy rate. See that
+# script for the details. A full VM run takes about 2-3 minutes.
 #
-# Output: a table (test, size, metric, rxe, srnic, srnic/rxe) on stdout, and
-# the TSV file: comment lines "# key: value" (date, kernel, per-stack wall
-# time and host contention), then a header and one row per figure:
-#   stack test size metric value unit veth_pkts attempts status
-# Host contention = CPU time used by processes other than this benchmark
-# (/proc/stat busy time minus our own children's CPU time) per second of wall
-# time, in cores; the VM wants both host cores, so only compare runs where it
-# is about 0. The console log of each VM run is kept next to the TSV file
-# (<out>.<stack>.log).
+# Output: the host load of each VM run, then a table (figure, unit, each
+# stack's median [min-max] over the rounds, srnic/rxe ratio of the medians)
+# on stdout (tools/bench_summary.py). Host load = CPU time used by
+# processes other than this benchmark (/proc/stat busy time minus our own
+# children's CPU time) per second of wall time, in cores; the VM wants both
+# host cores. A VM run with more than 0.3 cores of it is "LOADED"; if any run
+# is, the summary says the ratios are NOT comparable (exit status still 0).
+# The TSV file: comment lines "# key: value" (date, host, kernel, mtu, mode,
+# rounds, one per VM run), then a header and one row per figure per run:
+#   round stack test size metric value unit veth_pkts attempts status host_load
+# (test "vm": the run itself, value its wall time). The console log of each
+# VM run is kept next to the TSV file (<out>.r<round>.<stack>.log).
 #
 # Environment: SRNIC_KO (default <repo>/srnic.ko) is passed to the guest, and
 # so is every other SRNIC_* variable.
@@ -38,38 +54,63 @@ export LC_ALL=C
 
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd -P)
 VMRUN=$REPO/tests/vm/vmrun
-stack=both quick= out= wait_idle=0
+SUMMARY=$REPO/tools/bench_summary.py
+stack=both mode=full out='' wait_idle=0 rounds=3 mtu=1500 summarize=''
+sum_args=() tsvs=()
 
-usage() { sed -n '7,16p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+# usage [0]: the options; to stdout and exit 0 when asked for, else an error
+usage() {
+	if [ "${1:-2}" = 0 ]; then
+		sed -n '7,25p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
+		exit 0
+	fi
+	sed -n '7,25p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
+	exit 2
+}
 while [ $# -gt 0 ]; do
 	case $1 in
 	--stack) [ $# -ge 2 ] || usage; stack=$2; shift 2 ;;
-	--quick) quick=quick; shift ;;
+	--rounds) [ $# -ge 2 ] || usage; rounds=$2; shift 2 ;;
+	--quick) mode=quick; shift ;;
+	--mtu) [ $# -ge 2 ] || usage; mtu=$2; shift 2 ;;
 	--out) [ $# -ge 2 ] || usage; out=$2; shift 2 ;;
+	--json | --png) [ $# -ge 2 ] || usage; sum_args+=("$1" "$2"); shift 2 ;;
 	--wait-idle) [ $# -ge 2 ] || usage; wait_idle=$2; shift 2 ;;
-	-h|--help) usage ;;
-	*) echo "bench.sh: unknown argument $1" >&2; usage ;;
+	--summarize) summarize=1; shift ;;
+	-h | --help) usage 0 ;;
+	-*) echo "bench.sh: unknown argument $1" >&2; usage ;;
+	*) tsvs+=("$1"); shift ;;
 	esac
 done
+if [ -n "$summarize" ]; then
+	[ ${#tsvs[@]} -gt 0 ] || usage
+	exec python3 "$SUMMARY" "${sum_args[@]}" "${tsvs[@]}"
+fi
+[ ${#tsvs[@]} -eq 0 ] || { echo "bench.sh: TSV files only with --summarize" >&2; usage; }
 case $stack in
-rxe|srnic) stacks=("$stack") ;;
+rxe | srnic) stacks=("$stack") ;;
 both) stacks=(rxe srnic) ;;
 *) usage ;;
+esac
+[[ $rounds =~ ^[1-9][0-9]*$ ]] || { echo "bench.sh: --rounds wants a positive number" >&2; usage; }
+case $mtu in
+1500 | 9000) ;;
+*) echo "bench.sh: --mtu 1500 or 9000" >&2; usage ;;
 esac
 out=${out:-/tmp/srnic-bench-$(date +%Y%m%d-%H%M%S).tsv}
 : >"$out" || { echo "bench.sh: cannot write $out" >&2; exit 2; }
 
 # busy_ticks: non-idle jiffies of all CPUs (/proc/stat, USER_HZ).
 busy_ticks() {
-	local _cpu user nice sys idle iowait irq softirq steal _rest
-	read -r _cpu user nice sys idle iowait irq softirq steal _rest </proc/stat
+	local _cpu user nice sys _idle _iowait irq softirq steal _rest
+	read -r _cpu user nice sys _idle _iowait irq softirq steal _rest </proc/stat
 	echo $((user + nice + sys + irq + softirq + steal))
 }
 # child_cpu: CHILD_CPU = user+sys seconds of this shell's waited-for children
 # (`times` must run in this shell: never call this in a $(...) subshell).
 child_cpu() {
-	times >"$results.times"
-	CHILD_CPU=$(awk 'NR == 2 { split($0, f, /[ms ]+/); print f[1] * 60 + f[2] + f[3] * 60 + f[4] }' "$results.times")
+	times >"$tmp.times"
+	CHILD_CPU=$(awk 'NR == 2 { split($0, f, /[ms ]+/); print f[1] * 60 + f[2] + f[3] * 60 + f[4] }' "$tmp.times")
 }
 
 # wait_for_idle SECS: until the host's busy time is < 0.3 cores over 3 s.
@@ -90,20 +131,41 @@ wait_for_idle() {
 	done
 }
 
-declare -A meta=()
-results=$(mktemp /tmp/srnic-bench.XXXXXX)
-trap 'rm -f "$results" "$results.times"' EXIT
-kernel=
+# to_rows ROUND LOAD: the guest's BENCH-RESULT lines (stdin, without the
+# tag) as TSV rows. Guest columns: stack test size bw mpps tmin ttyp tavg p99
+# cores cpu_s_gib memcpy_frac pkts attempts status.
+to_rows() {
+	awk -F'\t' -v OFS='\t' -v r="$1" -v load="$2" '
+	function row(metric, v, unit, st) {
+		st = $15
+		if (st == "ok" && v == "-") st = "n/a"
+		print r, $1, $2, $3, metric, v, unit, $13, $14, st, load
+	}
+	$2 ~ /_bw$/ {
+		row("bw_avg", $4, "MiB/s"); row("msg_rate", $5, "Mpps")
+		row("cpu_cores", $10, "cores"); row("cpu_s_per_gib", $11, "s/GiB")
+		row("memcpy_frac", $12, "x")
+	}
+	$2 ~ /_lat$/ { row("t_typical", $7, "us"); row("t_min", $6, "us"); row("t_avg", $8, "us"); row("p99", $9, "us") }
+	$2 == "qp_churn" { row("t_avg", $8, "us") }
+	$2 == "memcpy" { row("rate", $4, "MiB/s") }
+	'
+}
 
-for s in "${stacks[@]}"; do
-	log=$out.$s.log
-	echo "bench.sh: === $s ($([ -n "$quick" ] && echo quick || echo full)); console log $log"
+tmp=$(mktemp /tmp/srnic-bench.XXXXXX)
+trap 'rm -f "$tmp" "$tmp.times"' EXIT
+metas=() kernel=''
+
+# one_run ROUND STACK: one VM run; its rows go to $tmp.
+one_run() {
+	local r=$1 s=$2 log=$out.r$1.$2.log load0 load1 b0 b1 c0 c1 t0 t1 rc hz m other k
+	echo "bench.sh: === round $r/$rounds $s ($mode, MTU $mtu); console log $log"
 	[ "$wait_idle" = 0 ] || wait_for_idle "$wait_idle"
 	load0=$(cut -d' ' -f1-3 /proc/loadavg)
 	child_cpu
 	b0=$(busy_ticks) c0=$CHILD_CPU t0=$EPOCHREALTIME
 	set +e
-	"$VMRUN" --timeout 600 --keep-log "$log" tests/bench/bench_guest.sh "$s" $quick |
+	"$VMRUN" --timeout 900 --keep-log "$log" tests/bench/bench_guest.sh "$s" "$mode" "$mtu" |
 		grep --line-buffered -E '^(bench|vmrun):|^  (cli|srv)\|'
 	rc=${PIPESTATUS[0]}
 	set -e
@@ -111,55 +173,41 @@ for s in "${stacks[@]}"; do
 	t1=$EPOCHREALTIME b1=$(busy_ticks) c1=$CHILD_CPU
 	load1=$(cut -d' ' -f1-3 /proc/loadavg)
 	hz=$(getconf CLK_TCK)
-	meta[$s]=$(awk -v t0="$t0" -v t1="$t1" -v b0="$b0" -v b1="$b1" -v c0="$c0" -v c1="$c1" -v hz="$hz" \
+	read -r wall other m < <(awk -v t0="$t0" -v t1="$t1" -v b0="$b0" -v b1="$b1" -v c0="$c0" -v c1="$c1" -v hz="$hz" \
 		'BEGIN { w = t1 - t0; o = ((b1 - b0) / hz - (c1 - c0)) / w; if (o < 0) o = 0;
-			 printf "wall %.0f s, benchmark CPU %.2f cores, other processes %.2f cores", w, (c1 - c0) / w, o }')
-	meta[$s]+=", loadavg $load0 -> $load1, vmrun exit $rc"
-	echo "bench.sh: $s: ${meta[$s]}"
-	case ${meta[$s]} in
-	*"other processes 0.0"* | *"other processes 0.1"* | *"other processes 0.2"*) ;;
-	*) echo "bench.sh: WARNING: $s ran on a busy host; its figures are not comparable" ;;
-	esac
-	grep -a $'^BENCH-RESULT\t' "$log" | cut -f2- >>"$results" || true
+			 printf "%.0f %.2f wall %.0f s, benchmark CPU %.2f cores, other processes %.2f cores\n", w, o, w, (c1 - c0) / w, o }')
+	m+=", loadavg $load0 -> $load1, vmrun exit $rc"
+	m+=$(awk -F'\t' '$1 == "BENCH-META" && $2 == "ib_mtu" { printf ", IB MTU %s", $3; exit }' "$log")
+	metas+=("run $r $s: $m")
+	echo "bench.sh: round $r $s: $m"
+	if awk -v o="$other" 'BEGIN { exit !(o > 0.3) }'; then
+		echo "bench.sh: WARNING: round $r $s ran on a loaded host (other processes $other cores > 0.3); its figures are not comparable"
+	fi
+	printf '%s\t%s\tvm\t0\twall\t%s\ts\t-\t1\t%s\t%s\n' "$r" "$s" "$wall" \
+		"$([ "$rc" = 0 ] && echo ok || echo "exit_$rc")" "$other" >>"$tmp"
+	grep -a $'^BENCH-RESULT\t' "$log" | cut -f2- | to_rows "$r" "$other" >>"$tmp" || true
 	k=$(sed -n 's/^bench: guest: //p' "$log" | head -n1)
 	kernel=${kernel:-$k}
-	[ "$rc" = 0 ] || echo "bench.sh: $s: vmrun exited $rc (see $log)" >&2
+	[ "$rc" = 0 ] || echo "bench.sh: round $r $s: vmrun exited $rc (see $log)" >&2
+}
+
+for ((r = 1; r <= rounds; r++)); do
+	for s in "${stacks[@]}"; do
+		one_run "$r" "$s"
+	done
 done
 
-# results columns: stack test size bw mpps tmin ttyp tavg p99 pkts attempts status
 {
-	echo "# srnic benchmark, $(date -Is)"
-	echo "# guest: ${kernel:-unknown}; host: $(nproc) CPUs"
-	for s in "${stacks[@]}"; do
-		echo "# $s: ${meta[$s]}"
-	done
-	printf 'stack\ttest\tsize\tmetric\tvalue\tunit\tveth_pkts\tattempts\tstatus\n'
-	awk -F'\t' -v OFS='\t' '
-	function row(metric, v, unit) { print $1, $2, $3, metric, v, unit, $10, $11, $12 }
-	$2 ~ /_bw$/  { row("bw_avg", $4, "MiB/s"); row("msg_rate", $5, "Mpps") }
-	$2 ~ /_lat$/ { row("t_typical", $7, "us"); row("t_min", $6, "us"); row("t_avg", $8, "us"); row("p99", $9, "us") }
-	$2 == "qp_churn" { row("t_avg", $8, "us") }
-	' "$results"
+	echo "# date: $(date -Is)"
+	echo "# host: $(hostname), $(nproc) CPUs, $(uname -r)"
+	echo "# kernel: ${kernel:-unknown}"
+	echo "# mtu: $mtu"
+	echo "# mode: $mode"
+	echo "# rounds: $rounds"
+	printf '# %s\n' "${metas[@]}"
+	printf 'round\tstack\ttest\tsize\tmetric\tvalue\tunit\tveth_pkts\tattempts\tstatus\thost_load\n'
+	cat "$tmp"
 } >"$out"
 
-# the table: one line per (test, size, metric) shown
-awk -F'\t' '
-	/^#/ || $1 == "stack" { next }
-	$4 !~ /^(bw_avg|msg_rate|t_typical)$/ && $2 != "qp_churn" { next }
-	{
-		k = $2 SUBSEP $3 SUBSEP $4
-		if (!(k in seen)) { seen[k] = 1; order[++n] = k }
-		v[k, $1] = ($9 == "ok") ? $5 : $9
-		unit[k] = $6
-	}
-	END {
-		printf "%-13s %6s  %-16s %10s %10s %10s\n", "test", "size", "metric", "rxe", "srnic", "srnic/rxe"
-		for (i = 1; i <= n; i++) {
-			k = order[i]; split(k, p, SUBSEP)
-			r = ((k, "rxe") in v) ? v[k, "rxe"] : "-"
-			s = ((k, "srnic") in v) ? v[k, "srnic"] : "-"
-			ratio = (r ~ /^[0-9.]+$/ && s ~ /^[0-9.]+$/ && r + 0 > 0) ? sprintf("%.2f", s / r) : "-"
-			printf "%-13s %6s  %-16s %10s %10s %10s\n", p[1], p[2], p[3] " " unit[k], r, s, ratio
-		}
-	}' "$out"
+python3 "$SUMMARY" "${sum_args[@]}" "$out"
 echo "bench.sh: results in $out"

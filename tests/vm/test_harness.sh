@@ -16,6 +16,11 @@
 #    (KASAN, KFENCE, UBSAN, lockdep, sleep in atomic, list corruption,
 #    ODEBUG, kmemleak, stalls, lockups, hung tasks) and none of the debug
 #    kernel's boot lines announcing those detectors (no VM)
+# 6. tools/bench.sh --summarize on canned TSV rows (no VM): median of an odd
+#    and of an even count, min-max, failed and n/a rows left out, srnic/rxe
+#    ratio of the medians, the loaded verdict (a run above 0.3 cores of
+#    other processes; 0.30 is not), valid JSON with the same figures, rounds
+#    of a second file numbered on, exit status 0 when loaded, a PNG
 # Prints one PASS/FAIL line per check and "N passed, N failed"; exits 1 on
 # any failure. Console logs of failed runs are shown (last 40 lines).
 set -u
@@ -140,5 +145,75 @@ done <<'EOF'
 [    1.000000] NMI watchdog: Perf NMI watchdog permanently disabled
 PASS: no kernel warnings
 EOF
+
+# 6. bench.sh's summary on canned rows (no VM)
+bt=$TMP/bench
+mkdir -p "$bt"
+bench_row() { printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t100\t1\t%s\t%s\n' "$@"; }
+{
+	printf '# date: 2026-12-02T10:00:00+00:00\n# host: canned\n# kernel: kernel 6.1.0-canned\n# mtu: 1500\n'
+	printf 'round\tstack\ttest\tsize\tmetric\tvalue\tunit\tveth_pkts\tattempts\tstatus\thost_load\n'
+	# round stack test size metric value unit status host_load
+	r=0
+	for v in "44 66 16 8 ok 0.05 0.10" "40 60 14 - n/a 0.30 0.00" "50 70 15 7 ok 0.12 0.20"; do
+		read -r w1 w2 l1 l2 st h1 h2 <<<"$v"
+		r=$((r + 1))
+		bench_row "$r" rxe vm 0 wall 200 s ok "$h1"
+		bench_row "$r" rxe ib_write_bw 65536 bw_avg "$w1" MiB/s ok "$h1"
+		bench_row "$r" rxe ib_write_lat 8 t_typical "$l1" us ok "$h1"
+		bench_row "$r" srnic vm 0 wall 200 s ok "$h2"
+		bench_row "$r" srnic ib_write_bw 65536 bw_avg "$w2" MiB/s ok "$h2"
+		bench_row "$r" srnic ib_write_lat 8 t_typical "$l2" us "$st" "$h2"
+	done
+	bench_row 3 srnic ib_write_bw 4096 bw_avg 99 MiB/s fail 0.20
+} >"$bt/quiet.tsv"
+{
+	printf 'round\tstack\ttest\tsize\tmetric\tvalue\tunit\tveth_pkts\tattempts\tstatus\thost_load\n'
+	bench_row 1 rxe vm 0 wall 200 s ok 0.31
+	bench_row 1 rxe ib_write_bw 65536 bw_avg 48 MiB/s ok 0.31
+	bench_row 1 srnic vm 0 wall 200 s ok 0.02
+	bench_row 1 srnic ib_write_bw 65536 bw_avg 48 MiB/s ok 0.02
+} >"$bt/loaded.tsv"
+tools/bench.sh --summarize --json "$bt/quiet.json" --png "$bt/quiet.png" "$bt/quiet.tsv" \
+	>"$bt/quiet.out" 2>&1
+t_eq "bench.sh --summarize (quiet rounds) exits 0" "$?" 0
+sed 's/^/  | /' "$bt/quiet.out"
+# shellcheck disable=SC2016 # $1 and $2 expand in the inner bash
+t_check "bench summary: 3 runs of 40/44/50 -> median 44 [40-50], srnic 66 [60-70], ratio 1.50" \
+	bash -c 'grep -Eq "^ib_write_bw 64 KiB bw_avg +MiB/s +44 \[40-50\] +66 \[60-70\] +1\.50$" "$1"' _ "$bt/quiet.out"
+# shellcheck disable=SC2016
+t_check "bench summary: an n/a row is left out: median of 8 and 7 is 7.5 [7-8] (2/3), ratio 0.50" \
+	bash -c 'grep -Eq "^ib_write_lat 8 B t_typical +us +15 \[14-16\] +7\.5 \[7-8\] \(2/3\) +0\.50$" "$1"' _ "$bt/quiet.out"
+t_check "bench summary: a figure with only failed runs shows -" \
+	grep -Eq '^ib_write_bw 4 KiB bw_avg +MiB/s +- +- +-$' "$bt/quiet.out"
+t_check "bench summary: 0.30 cores is not loaded, ratios comparable" \
+	grep -q 'no VM run loaded .* ratios comparable$' "$bt/quiet.out"
+# shellcheck disable=SC2016 # $w and $l are jq variables
+t_check "bench summary: JSON medians, min, max, values, failed, ratios" jq -e '
+	(.figures | map(select(.test == "ib_write_bw" and .size == 65536 and .metric == "bw_avg"))[0]) as $w |
+	(.figures | map(select(.test == "ib_write_lat"))[0]) as $l |
+	$w.stacks.rxe == {values: [44, 40, 50], median: 44, min: 40, max: 50, failed: 0} and
+	$w.stacks.srnic.median == 66 and $w.ratio == 1.5 and
+	$l.stacks.srnic == {values: [8, 7], median: 7.5, min: 7, max: 8, failed: 1} and
+	$l.ratio == 0.5 and (.figures | map(select(.size == 4096))[0].ratio) == null' "$bt/quiet.json"
+t_check "bench summary: JSON header, runs, not loaded" jq -e '
+	.rounds == 3 and .stacks == ["rxe", "srnic"] and .loaded == false and .comparable == true and
+	.kernel == "kernel 6.1.0-canned" and .mtu == "1500" and .date != null and
+	(.runs | length) == 6 and ([.runs[].loaded] | any | not)' "$bt/quiet.json"
+# shellcheck disable=SC2016
+t_check "bench summary: --png writes a PNG" \
+	bash -c '[ "$(head -c 8 "$1" | od -An -tx1 | tr -d " \n")" = 89504e470d0a1a0a ]' _ "$bt/quiet.png"
+tools/bench.sh --summarize --json "$bt/both.json" "$bt/quiet.tsv" "$bt/loaded.tsv" \
+	>"$bt/both.out" 2>&1
+t_eq "bench.sh --summarize (a loaded round) exits 0" "$?" 0
+sed 's/^/  | /' "$bt/both.out"
+t_check "bench summary: 0.31 cores is loaded, ratios NOT comparable" \
+	grep -Eq '^  round 4 rxe +0\.31  LOADED$' "$bt/both.out"
+t_check "bench summary: the verdict says NOT comparable" \
+	grep -q '^bench: 1 of 8 VM runs LOADED .*the srnic/rxe ratios are NOT comparable$' "$bt/both.out"
+t_check "bench summary: JSON of two files: rounds numbered on, loaded flags" jq -e '
+	.rounds == 4 and .loaded == true and .comparable == false and
+	([.runs[] | select(.loaded)] == [{round: 4, stack: "rxe", host_load: 0.31, loaded: true}]) and
+	(.figures[0].stacks.rxe.values == [44, 40, 50, 48]) and .figures[0].stacks.rxe.median == 46' "$bt/both.json"
 
 t_summary
