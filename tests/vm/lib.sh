@@ -127,7 +127,10 @@
 #                                 $PAIR_CLIENT_NS (default nsB) (timeout
 #                                 $PAIR_CLIENT_SECS, default 40); an empty
 #                                 netns name is the root netns (for
-#                                 veth_pair_setup); PASS NAME iff both exit 0,
+#                                 veth_pair_setup); both timeouts times
+#                                 $SRNIC_TIME_SCALE (default 1; the debug
+#                                 tier's KASAN kernel sets 8); PASS NAME iff
+#                                 both exit 0,
 #                                 else FAIL with the client's output (and
 #                                 return 1)
 #   pair_tcp_listening            a TCP socket LISTENs on 18515 (pingpong,
@@ -668,6 +671,8 @@ pair_tcp_listening() {
 }
 pair_cm_listening() { rdma res show cm_id | grep -q 'state LISTEN'; }
 
+# how much slower than the stock kernel the guest runs (the debug tier: 8)
+SRNIC_TIME_SCALE=${SRNIC_TIME_SCALE:-1}
 PAIR_SERVER_NS=nsA
 PAIR_CLIENT_NS=nsB
 PAIR_SERVER_SECS=45
@@ -683,9 +688,10 @@ pair() {
 	_pair_ns_prefix srv_ns "$PAIR_SERVER_NS"
 	_pair_ns_prefix cli_ns "$PAIR_CLIENT_NS"
 	out=$(mktemp)
-	bg_start pid timeout --kill-after=5 "$PAIR_SERVER_SECS" "${srv_ns[@]}" "${srv[@]}"
+	bg_start pid timeout --kill-after=5 "$((PAIR_SERVER_SECS * SRNIC_TIME_SCALE))" \
+		"${srv_ns[@]}" "${srv[@]}"
 	ready "$PAIR_READY"
-	with_timeout "$PAIR_CLIENT_SECS" "${cli_ns[@]}" "${cli[@]}" >"$out" 2>&1
+	with_timeout "$((PAIR_CLIENT_SECS * SRNIC_TIME_SCALE))" "${cli_ns[@]}" "${cli[@]}" >"$out" 2>&1
 	rc_c=$?
 	wait "$pid"
 	rc_s=$?
