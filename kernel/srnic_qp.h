@@ -207,7 +207,7 @@ struct srnic_qp {
 		u64		ackreq_ns;	/* last AckReq (DCQCN active) */
 		u64		retransmits;	/* WQEs sent again (go-back-N) */
 		unsigned long	timer_due;	/* when retrans_timer should fire */
-		bool		timer_grace;	/* it was put off once since armed */
+		u8		timer_graces;	/* times put off since armed */
 	} req;
 	struct timer_list	retrans_timer;
 	struct timer_list	rnr_timer;

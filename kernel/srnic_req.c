@@ -685,9 +685,17 @@ void srnic_req_arm_timer(struct srnic_qp *qp)
 	if (!t)
 		return;
 	qp->req.timer_due = jiffies + t;
-	qp->req.timer_grace = false;
+	qp->req.timer_graces = 0;
 	mod_timer(&qp->retrans_timer, qp->req.timer_due);
 }
+
+/*
+ * How many timeouts an expiry may be put off while this QP's packets are
+ * still in the local stack; at the default local ACK timeout (67 ms) about
+ * half a second in all. Bounded: a queue that never lets go of a packet
+ * (a stuck driver) must not keep the QP from its retries for ever.
+ */
+#define SRNIC_REQ_GRACES_MAX	8
 
 /*
  * Is the expiry of the retransmit timer no evidence of loss (yet)? Two
@@ -697,24 +705,34 @@ void srnic_req_arm_timer(struct srnic_qp *qp)
  *   not run for a while, and the answers that came meanwhile wait in a
  *   receive backlog. The timer softirq runs before NET_RX's, so acting now
  *   resent what was answered (seen: 21 to 480 ms late at a 67 ms timeout,
- *   nothing received for as long);
+ *   nothing received for as long). Put off once;
  * - packets of this QP are still in the local stack (srnic_sched.c): they
  *   have not reached the peer, which cannot have answered them (seen: 16).
- * Then the timer is put off once, by a timeout, and the decision is taken
- * at the next expiry: a response meanwhile rearms it as usual, real loss
- * is acted on one timeout later. IBA's local ACK timeout is a lower bound.
+ *   Put off as long as that lasts, up to SRNIC_REQ_GRACES_MAX timeouts: a
+ *   slow receiver on the same host (a KASAN guest: 1-4 ms a packet, so
+ *   64-256 ms until a 64 KiB WRITE's ACK) keeps a few of them queued for
+ *   longer than the timeout, and go-back-N would resend every byte in
+ *   flight into that queue, up to retry exhaustion (debug tier, ib_write_bw
+ *   and ib_read_bw at 64 KiB).
+ * Then the timer is put off by a timeout, and the decision is taken at the
+ * next expiry: a response meanwhile rearms it as usual, real loss is acted
+ * on once the local queue has let go of the QP's packets (a lost packet
+ * mid-stream is NAKed by the responder when the next one arrives; the
+ * timer is for a lost tail). IBA's local ACK timeout is a lower bound.
  */
 static bool srnic_req_timer_grace(struct srnic_qp *qp)
 {
 	unsigned long t = srnic_req_timeout(qp);
+	bool late, queued;
 
 	lockdep_assert_held(&qp->req_lock);
-	if (qp->req.timer_grace || !t)
+	if (!t || qp->req.timer_graces >= SRNIC_REQ_GRACES_MAX)
 		return false;
-	if (time_before_eq(jiffies, qp->req.timer_due + t / 8 + 1) &&
-	    !atomic_read(&qp->tx_skbs))
+	late = time_after(jiffies, qp->req.timer_due + t / 8 + 1);
+	queued = atomic_read(&qp->tx_skbs);
+	if (!queued && (!late || qp->req.timer_graces))
 		return false;
-	qp->req.timer_grace = true;
+	qp->req.timer_graces++;
 	qp->req.timer_due = jiffies + t;
 	mod_timer(&qp->retrans_timer, qp->req.timer_due);
 	return true;

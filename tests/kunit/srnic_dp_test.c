@@ -1252,6 +1252,52 @@ static void srnic_dp_retransmit_timeout(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, srnic_dp_cnt(ctx, SRNIC_CNT_RECVS), 1);
 }
 
+/*
+ * A packet still in the local stack (held, not orphaned: qp->tx_skbs
+ * counts it) has not reached the peer: the retransmit timer is put off
+ * while it is there, not only once (a KASAN guest's receiver keeps a
+ * QP's packets queued for several timeouts), but for a bounded number of
+ * timeouts (SRNIC_REQ_GRACES_MAX), after which the retry goes out anyway.
+ */
+static void srnic_dp_timer_waits_for_local_queue(struct kunit *test)
+{
+	struct srnic_dp_ctx *ctx = test->priv;
+	struct srnic_qp *qa = to_srnic_qp(ctx->qp[SRNIC_DP_A]);
+	struct srnic_dp_wire *w = ctx->wire;
+	struct ib_wc wc;
+
+	spin_lock_bh(&qa->state_lock);
+	qa->attr.timeout = 12;		/* 17 ms */
+	spin_unlock_bh(&qa->state_lock);
+
+	WRITE_ONCE(w->hold, true);
+	srnic_dp_fill(ctx, SRNIC_DP_A, 0, 100, 53);
+	srnic_dp_post_recv(test, ctx, SRNIC_DP_B, 97, 0, 100);
+	srnic_dp_post(test, ctx, SRNIC_DP_A, IB_WR_SEND, 98, 0, 100, 0, 0, 0);
+	KUNIT_ASSERT_EQ(test, srnic_dp_wait_held(w, 1), 1);
+	/* Three timeouts and more: one grace only resent at the second. */
+	msleep(60);
+	KUNIT_EXPECT_EQ(test, skb_queue_len(&w->held), 1);
+	KUNIT_EXPECT_EQ(test, srnic_dp_cnt(ctx, SRNIC_CNT_RETRANSMITS), 0);
+	KUNIT_EXPECT_EQ(test, srnic_dp_cnt(ctx, SRNIC_CNT_RETRANS_TIMEOUTS), 0);
+	/* Bounded: the retry leaves while the first copy is still held. */
+	KUNIT_ASSERT_GE(test, srnic_dp_wait_held(w, 2), 2);
+	KUNIT_EXPECT_GE(test, srnic_dp_cnt(ctx, SRNIC_CNT_RETRANS_TIMEOUTS), 1);
+	KUNIT_EXPECT_GE(test, srnic_dp_cnt(ctx, SRNIC_CNT_RETRANSMITS), 1);
+	srnic_dp_release(w);
+
+	/* The copy is a duplicate: one receive, one send completion. */
+	KUNIT_ASSERT_EQ(test, srnic_dp_poll(ctx, SRNIC_DP_B, &wc, 1), 1);
+	srnic_dp_expect_wc(test, &wc, 97, IB_WC_RECV, 100);
+	SRNIC_DP_EXPECT_MEMEQ(test, ctx->buf[SRNIC_DP_B], ctx->buf[SRNIC_DP_A],
+			      100);
+	KUNIT_ASSERT_EQ(test, srnic_dp_poll(ctx, SRNIC_DP_A, &wc, 1), 1);
+	srnic_dp_expect_wc(test, &wc, 98, IB_WC_SEND, 100);
+	KUNIT_ASSERT_TRUE(test, srnic_dp_settle(w));
+	srnic_dp_expect_no_wc(test, ctx, SRNIC_DP_B);
+	KUNIT_EXPECT_EQ(test, srnic_dp_cnt(ctx, SRNIC_CNT_RECVS), 1);
+}
+
 /* Take the @n packets held, in order, into @skb[]. */
 static void srnic_dp_take(struct kunit *test, struct srnic_dp_wire *w,
 			  struct sk_buff **skb, u32 n)
@@ -1888,6 +1934,7 @@ static struct kunit_case srnic_dp_cases[] = {
 	KUNIT_CASE(srnic_dp_bad_packets),
 	KUNIT_CASE(srnic_dp_rnr_retry),
 	KUNIT_CASE(srnic_dp_retransmit_timeout),
+	KUNIT_CASE(srnic_dp_timer_waits_for_local_queue),
 	KUNIT_CASE(srnic_dp_destroy_in_flight),
 	KUNIT_CASE(srnic_dp_destroy_receiver),
 	KUNIT_CASE_PARAM(srnic_dp_drain, srnic_dp_poll_ctx_gen_params),
