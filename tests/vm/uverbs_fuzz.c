@@ -1937,7 +1937,12 @@ static void race_qp(void)
 /*
  * dereg_mr of the local or the remote MR of RDMA WRITEs in flight; more
  * WRITEs follow with its key until one fails. Every WRITE completes once:
- * in success, with an access error (the first failure), or flushed.
+ * in success, with the one access error of the round, or flushed. A flush
+ * may come before the access error: WRITEs sent before a later one failed
+ * to gather from the dead local MR, still waiting for their ACK when the
+ * QP enters the error state, are outstanding and complete flushed (IBA
+ * 10.8.3.2; rdma_rxe's completer does the same), and completions come in
+ * order. Seen on a loaded host: a flush, then the local protection error.
  */
 static void race_dereg_mr(void)
 {
@@ -1948,7 +1953,7 @@ static void race_dereg_mr(void)
 	uint32_t posted, done, lkey, rkey;
 	struct ibv_wc wc;
 	struct vt_ep a, b;
-	bool failed;
+	bool failed, erred;
 	long end;
 
 	for (round = 0; round < RACE_ROUNDS; round++) {
@@ -1971,6 +1976,7 @@ static void race_dereg_mr(void)
 		else
 			owner->mr = NULL;
 		failed = false;
+		erred = false;
 		done = 0;
 		end = now_ms() + WAIT_MS;
 		while (done < posted && now_ms() < end) {
@@ -1988,18 +1994,19 @@ static void race_dereg_mr(void)
 			done++;
 			if (wc.status == IBV_WC_SUCCESS)
 				continue;
-			if (!failed && wc.status != IBV_WC_LOC_PROT_ERR &&
-			    wc.status != IBV_WC_REM_ACCESS_ERR) {
-				badst++;
-				bad_status = wc.status;
-			} else if (failed && wc.status != IBV_WC_WR_FLUSH_ERR) {
-				badst++;
-				bad_status = wc.status;
-			}
 			failed = true;
+			if (wc.status == IBV_WC_WR_FLUSH_ERR)
+				continue;
+			if (!erred && (wc.status == IBV_WC_LOC_PROT_ERR ||
+				       wc.status == IBV_WC_REM_ACCESS_ERR)) {
+				erred = true;
+				continue;
+			}
+			badst++;		/* a second error, or another one */
+			bad_status = wc.status;
 		}
 		lost += done < posted;
-		noerr += !failed;
+		noerr += !erred;
 		vt_ep_destroy(&a);
 		vt_ep_destroy(&b);
 	}
@@ -2009,7 +2016,7 @@ static void race_dereg_mr(void)
 	      "%d of %d failed", dereg, RACE_ROUNDS);
 	check("dereg_mr under WRITEs: every WRITE completes once",
 	      !lost, "%d rounds lost or doubled a completion", lost);
-	check("dereg_mr under WRITEs: success, then an access error, then flushes",
+	check("dereg_mr under WRITEs: success, one access error, flushes",
 	      !badst, "%d other statuses (last %s)", badst,
 	      ibv_wc_status_str(bad_status));
 	check("dereg_mr under WRITEs: a WRITE with the key fails in each round",
