@@ -998,6 +998,39 @@ static void srnic_dp_seq_nak(struct kunit *test)
 }
 
 /*
+ * A SEND of @len bytes from the start of A's buffer arrived whole at the
+ * start of B's: the receive (@recv_id) and the send (@send_id) completed,
+ * each once, and the wire settles.
+ */
+static void srnic_dp_expect_delivered(struct kunit *test,
+				      struct srnic_dp_ctx *ctx, u64 recv_id,
+				      u64 send_id, u32 len)
+{
+	struct ib_wc wc;
+
+	KUNIT_ASSERT_EQ(test, srnic_dp_poll(ctx, SRNIC_DP_B, &wc, 1), 1);
+	srnic_dp_expect_wc(test, &wc, recv_id, IB_WC_RECV, len);
+	SRNIC_DP_EXPECT_MEMEQ(test, ctx->buf[SRNIC_DP_B], ctx->buf[SRNIC_DP_A],
+			      len);
+	KUNIT_ASSERT_EQ(test, srnic_dp_poll(ctx, SRNIC_DP_A, &wc, 1), 1);
+	srnic_dp_expect_wc(test, &wc, send_id, IB_WC_SEND, len);
+	KUNIT_ASSERT_TRUE(test, srnic_dp_settle(ctx->wire));
+}
+
+/*
+ * The fixture's QPs have no timeout, and RTS->RTS cannot set one: store
+ * @timeout (4.096 us << @timeout) as modify_qp would have.
+ */
+static void srnic_dp_set_timeout(struct ib_qp *ibqp, u8 timeout)
+{
+	struct srnic_qp *qp = to_srnic_qp(ibqp);
+
+	spin_lock_bh(&qp->state_lock);
+	qp->attr.timeout = timeout;
+	spin_unlock_bh(&qp->state_lock);
+}
+
+/*
  * A SEND request delivered twice: one receive completes, the duplicate is
  * counted and acknowledged again; its second ACK completes nothing more.
  */
@@ -1006,7 +1039,6 @@ static void srnic_dp_duplicate_send(struct kunit *test)
 	struct srnic_dp_ctx *ctx = test->priv;
 	struct srnic_dp_wire *w = ctx->wire;
 	struct sk_buff *req;
-	struct ib_wc wc;
 
 	WRITE_ONCE(w->hold, true);
 	srnic_dp_fill(ctx, SRNIC_DP_A, 0, 300, 13);
@@ -1024,13 +1056,7 @@ static void srnic_dp_duplicate_send(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, srnic_dp_wait_held(w, 2), 2);
 	srnic_dp_release(w);
 
-	KUNIT_ASSERT_EQ(test, srnic_dp_poll(ctx, SRNIC_DP_B, &wc, 1), 1);
-	srnic_dp_expect_wc(test, &wc, 40, IB_WC_RECV, 300);
-	SRNIC_DP_EXPECT_MEMEQ(test, ctx->buf[SRNIC_DP_B], ctx->buf[SRNIC_DP_A],
-			      300);
-	KUNIT_ASSERT_EQ(test, srnic_dp_poll(ctx, SRNIC_DP_A, &wc, 1), 1);
-	srnic_dp_expect_wc(test, &wc, 42, IB_WC_SEND, 300);
-	KUNIT_ASSERT_TRUE(test, srnic_dp_settle(w));
+	srnic_dp_expect_delivered(test, ctx, 40, 42, 300);
 	KUNIT_EXPECT_EQ(test, srnic_dp_cnt(ctx, SRNIC_CNT_ACK_RCVD), 2);
 	/* The second receive is still posted, untouched. */
 	srnic_dp_expect_no_wc(test, ctx, SRNIC_DP_B);
@@ -1086,7 +1112,6 @@ static void srnic_dp_bad_packets(struct kunit *test)
 	struct srnic_dp_wire *w = ctx->wire;
 	unsigned int roce_off;
 	struct sk_buff *req, *f;
-	struct ib_wc wc;
 
 	WRITE_ONCE(w->hold, true);
 	srnic_dp_fill(ctx, SRNIC_DP_A, 0, 700, 19);
@@ -1143,13 +1168,7 @@ static void srnic_dp_bad_packets(struct kunit *test)
 
 	srnic_dp_release(w);
 	srnic_dp_inject(w, req);
-	KUNIT_ASSERT_EQ(test, srnic_dp_poll(ctx, SRNIC_DP_B, &wc, 1), 1);
-	srnic_dp_expect_wc(test, &wc, 60, IB_WC_RECV, 700);
-	SRNIC_DP_EXPECT_MEMEQ(test, ctx->buf[SRNIC_DP_B], ctx->buf[SRNIC_DP_A],
-			      700);
-	KUNIT_ASSERT_EQ(test, srnic_dp_poll(ctx, SRNIC_DP_A, &wc, 1), 1);
-	srnic_dp_expect_wc(test, &wc, 61, IB_WC_SEND, 700);
-	KUNIT_ASSERT_TRUE(test, srnic_dp_settle(w));
+	srnic_dp_expect_delivered(test, ctx, 60, 61, 700);
 	KUNIT_EXPECT_EQ(test, srnic_dp_cnt(ctx, SRNIC_CNT_DUP_REQUEST), 0);
 	KUNIT_EXPECT_EQ(test, srnic_dp_cnt(ctx, SRNIC_CNT_OUT_OF_SEQ), 0);
 }
@@ -1172,7 +1191,6 @@ static u64 srnic_dp_wait_cnt(struct srnic_dp_ctx *ctx, enum srnic_counter c,
 static void srnic_dp_rnr_retry(struct kunit *test)
 {
 	struct srnic_dp_ctx *ctx = test->priv;
-	struct ib_wc wc;
 
 	srnic_dp_fill(ctx, SRNIC_DP_A, 0, 100, 31);
 	srnic_dp_post(test, ctx, SRNIC_DP_A, IB_WR_SEND, 90, 0, 100, 0, 0, 0);
@@ -1184,13 +1202,7 @@ static void srnic_dp_rnr_retry(struct kunit *test)
 	srnic_dp_expect_no_wc(test, ctx, SRNIC_DP_B);
 
 	srnic_dp_post_recv(test, ctx, SRNIC_DP_B, 91, 0, 100);
-	KUNIT_ASSERT_EQ(test, srnic_dp_poll(ctx, SRNIC_DP_B, &wc, 1), 1);
-	srnic_dp_expect_wc(test, &wc, 91, IB_WC_RECV, 100);
-	SRNIC_DP_EXPECT_MEMEQ(test, ctx->buf[SRNIC_DP_B], ctx->buf[SRNIC_DP_A],
-			      100);
-	KUNIT_ASSERT_EQ(test, srnic_dp_poll(ctx, SRNIC_DP_A, &wc, 1), 1);
-	srnic_dp_expect_wc(test, &wc, 90, IB_WC_SEND, 100);
-	KUNIT_ASSERT_TRUE(test, srnic_dp_settle(ctx->wire));
+	srnic_dp_expect_delivered(test, ctx, 91, 90, 100);
 	KUNIT_EXPECT_EQ(test, srnic_dp_cnt(ctx, SRNIC_CNT_RNR_NAK_SENT),
 			srnic_dp_cnt(ctx, SRNIC_CNT_RNR_NAK_RCVD));
 	KUNIT_EXPECT_EQ(test, srnic_dp_cnt(ctx, SRNIC_CNT_RNR_RETRY_EXCEEDED), 0);
@@ -1206,19 +1218,11 @@ static void srnic_dp_rnr_retry(struct kunit *test)
 static void srnic_dp_retransmit_timeout(struct kunit *test)
 {
 	struct srnic_dp_ctx *ctx = test->priv;
-	struct srnic_qp *qa = to_srnic_qp(ctx->qp[SRNIC_DP_A]);
 	struct srnic_dp_wire *w = ctx->wire;
 	struct sk_buff *skb;
-	struct ib_wc wc;
 	u64 timeouts;
 
-	/*
-	 * The fixture's QPs have no timeout, and RTS->RTS cannot set one:
-	 * 4.096 us << 12 = 17 ms, as modify_qp would have stored it.
-	 */
-	spin_lock_bh(&qa->state_lock);
-	qa->attr.timeout = 12;
-	spin_unlock_bh(&qa->state_lock);
+	srnic_dp_set_timeout(ctx->qp[SRNIC_DP_A], 12);	/* 17 ms */
 
 	WRITE_ONCE(w->hold, true);
 	srnic_dp_fill(ctx, SRNIC_DP_A, 0, 100, 37);
@@ -1233,13 +1237,7 @@ static void srnic_dp_retransmit_timeout(struct kunit *test)
 	KUNIT_EXPECT_GE(test, srnic_dp_cnt(ctx, SRNIC_CNT_RETRANSMITS), 1);
 	srnic_dp_release(w);
 
-	KUNIT_ASSERT_EQ(test, srnic_dp_poll(ctx, SRNIC_DP_B, &wc, 1), 1);
-	srnic_dp_expect_wc(test, &wc, 95, IB_WC_RECV, 100);
-	SRNIC_DP_EXPECT_MEMEQ(test, ctx->buf[SRNIC_DP_B], ctx->buf[SRNIC_DP_A],
-			      100);
-	KUNIT_ASSERT_EQ(test, srnic_dp_poll(ctx, SRNIC_DP_A, &wc, 1), 1);
-	srnic_dp_expect_wc(test, &wc, 96, IB_WC_SEND, 100);
-	KUNIT_ASSERT_TRUE(test, srnic_dp_settle(w));
+	srnic_dp_expect_delivered(test, ctx, 95, 96, 100);
 
 	/* Idle: several timeouts' worth of time, and no timer fires. */
 	timeouts = srnic_dp_cnt(ctx, SRNIC_CNT_RETRANS_TIMEOUTS);
@@ -1262,13 +1260,9 @@ static void srnic_dp_retransmit_timeout(struct kunit *test)
 static void srnic_dp_timer_waits_for_local_queue(struct kunit *test)
 {
 	struct srnic_dp_ctx *ctx = test->priv;
-	struct srnic_qp *qa = to_srnic_qp(ctx->qp[SRNIC_DP_A]);
 	struct srnic_dp_wire *w = ctx->wire;
-	struct ib_wc wc;
 
-	spin_lock_bh(&qa->state_lock);
-	qa->attr.timeout = 12;		/* 17 ms */
-	spin_unlock_bh(&qa->state_lock);
+	srnic_dp_set_timeout(ctx->qp[SRNIC_DP_A], 12);	/* 17 ms */
 
 	WRITE_ONCE(w->hold, true);
 	srnic_dp_fill(ctx, SRNIC_DP_A, 0, 100, 53);
@@ -1287,13 +1281,7 @@ static void srnic_dp_timer_waits_for_local_queue(struct kunit *test)
 	srnic_dp_release(w);
 
 	/* The copy is a duplicate: one receive, one send completion. */
-	KUNIT_ASSERT_EQ(test, srnic_dp_poll(ctx, SRNIC_DP_B, &wc, 1), 1);
-	srnic_dp_expect_wc(test, &wc, 97, IB_WC_RECV, 100);
-	SRNIC_DP_EXPECT_MEMEQ(test, ctx->buf[SRNIC_DP_B], ctx->buf[SRNIC_DP_A],
-			      100);
-	KUNIT_ASSERT_EQ(test, srnic_dp_poll(ctx, SRNIC_DP_A, &wc, 1), 1);
-	srnic_dp_expect_wc(test, &wc, 98, IB_WC_SEND, 100);
-	KUNIT_ASSERT_TRUE(test, srnic_dp_settle(w));
+	srnic_dp_expect_delivered(test, ctx, 97, 98, 100);
 	srnic_dp_expect_no_wc(test, ctx, SRNIC_DP_B);
 	KUNIT_EXPECT_EQ(test, srnic_dp_cnt(ctx, SRNIC_CNT_RECVS), 1);
 }
