@@ -421,10 +421,11 @@ static const char *const srnic_mr_type_names[] = {
 };
 
 /*
- * Driver attributes of "rdma resource show mr -dd": the kind of region, and
- * but for a DMA MR its translation table as it stands (block size in bytes,
- * blocks in use; a fast-reg MR shows its last registration). The block size is what
- * ib_umem_find_best_pgsz() chose: a hugetlb buffer gets 2 MiB blocks or more.
+ * Driver attributes of "rdma resource show mr -dd": the kind of region and,
+ * for any MR but a DMA one, its translation table as it stands (block size
+ * in bytes, blocks in use; a fast-reg MR shows its last registration). The
+ * block size is what ib_umem_find_best_pgsz() chose: a hugetlb buffer gets
+ * 2 MiB blocks or more.
  */
 static int srnic_fill_res_mr_entry(struct sk_buff *msg, struct ib_mr *ibmr)
 {
