@@ -208,6 +208,18 @@ struct srnic_qp {
 		u64		retransmits;	/* WQEs sent again (go-back-N) */
 		unsigned long	timer_due;	/* when retrans_timer should fire */
 		u8		timer_graces;	/* times put off since armed */
+		/*
+		 * The round trip, measured one packet at a time, and the
+		 * timeout it gives (srnic_req_timeout()): smoothed and
+		 * variation in µs (0: nothing measured yet), and the
+		 * backoff, doubled by each timeout until the next sample.
+		 */
+		bool		rtt_timing;	/* @rtt_psn waits for its answer */
+		u8		rto_shift;	/* timeout << this */
+		u32		rtt_psn;	/* the packet being timed */
+		u64		rtt_start_ns;	/* when it was sent */
+		u32		srtt_us;
+		u32		rttvar_us;
 	} req;
 	struct timer_list	retrans_timer;
 	struct timer_list	rnr_timer;

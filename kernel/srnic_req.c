@@ -544,6 +544,115 @@ static void srnic_req_ext_hdrs(struct srnic_qp *qp,
 }
 
 /*
+ * Retransmit timeout: the QP's local ACK timeout (IBA 9.7.6.1.3: 4.096 us *
+ * 2^timeout, 0 meaning infinite) is its lower bound. IBA sets no upper one,
+ * and a peer may take longer to answer than the timeout says: a receiver
+ * on a loaded or debug kernel (KASAN in a TCG guest: 1-4 ms a packet, so a
+ * 64 KiB WRITE is answered 64-256 ms after it was sent, at a 67 ms
+ * timeout). Go-back-N on such a timeout resends every byte in flight into
+ * the queue that made it late, again and again, up to retry exhaustion
+ * (issue 11 finding 8; the debug tier's ib_write_bw: 249 timeouts on a
+ * lossless link). So, as TCP (RFC 6298): the timeout is at least the
+ * measured round trip plus four times its variation (srnic_req_rtt_*()),
+ * doubled by each timeout until a new measurement (at most
+ * SRNIC_REQ_BACKOFF_MAX times: a peer that is gone is given up after
+ * about 1.8 s at 67 ms and 7 retries, not 0.55 s), and never more than
+ * SRNIC_REQ_RTO_MAX_MS unless the QP's own timeout is longer. On a healthy
+ * link the round trip is far below the local ACK timeout, which then rules
+ * alone.
+ */
+#define SRNIC_REQ_BACKOFF_MAX	2
+#define SRNIC_REQ_RTO_MAX_MS	4000
+
+static unsigned long srnic_req_ack_timeout(struct srnic_qp *qp)
+{
+	u64 ns;
+
+	if (!qp->attr.timeout)
+		return 0;
+	ns = 4096ULL << qp->attr.timeout;
+	return max_t(unsigned long, nsecs_to_jiffies(ns), 2);
+}
+
+unsigned long srnic_req_timeout(struct srnic_qp *qp)
+{
+	unsigned long base = srnic_req_ack_timeout(qp);
+	unsigned long t = base;
+
+	if (!base)
+		return 0;
+	if (qp->req.srtt_us)
+		t = max(t, usecs_to_jiffies(qp->req.srtt_us +
+					    4 * qp->req.rttvar_us));
+	t <<= qp->req.rto_shift;
+	return min(t, max(base, msecs_to_jiffies(SRNIC_REQ_RTO_MAX_MS)));
+}
+
+/*
+ * Time the round trip of the packet @psn, one the responder answers at once
+ * (AckReq, a READ or an atomic), if nothing is timed now and it is sent for
+ * the first time: the answer to a resent one may be the first copy's (Karn).
+ */
+static void srnic_req_rtt_start(struct srnic_qp *qp, u32 psn)
+{
+	lockdep_assert_held(&qp->req_lock);
+	if (qp->req.rtt_timing || srnic_psn_cmp(psn, qp->req.max_psn) < 0)
+		return;
+	qp->req.rtt_timing = true;
+	qp->req.rtt_psn = psn;
+	qp->req.rtt_start_ns = ktime_get_ns();
+}
+
+/**
+ * srnic_req_rtt_sample() - fold one round trip into the estimate
+ * @qp: the QP, its req_lock held
+ * @us: the round trip in µs
+ *
+ * RFC 6298 2.2 and 2.3, in µs: the first sample sets the smoothed round
+ * trip and half of it as its variation; later ones move them by 1/8 and
+ * 1/4. A sample ends the backoff.
+ */
+void srnic_req_rtt_sample(struct srnic_qp *qp, u32 us)
+{
+	u32 srtt = qp->req.srtt_us;
+
+	lockdep_assert_held(&qp->req_lock);
+	us = clamp_t(u32, us, 1, SRNIC_REQ_RTO_MAX_MS * USEC_PER_MSEC);
+	if (!srtt) {
+		qp->req.srtt_us = us;
+		qp->req.rttvar_us = us / 2;
+	} else {
+		u32 delta = srtt > us ? srtt - us : us - srtt;
+
+		qp->req.rttvar_us = qp->req.rttvar_us -
+				    qp->req.rttvar_us / 4 + delta / 4;
+		qp->req.srtt_us = max(srtt - srtt / 8 + us / 8, 1U);
+	}
+	qp->req.rto_shift = 0;
+}
+
+/**
+ * srnic_req_rtt_answer() - a response arrived for @psn
+ * @qp: the QP, its req_lock held
+ * @psn: the response's PSN, one the requester sent
+ *
+ * An ACK, NAK or READ/atomic response at or past the timed packet answers
+ * it (an ACK covers every PSN up to its own).
+ */
+void srnic_req_rtt_answer(struct srnic_qp *qp, u32 psn)
+{
+	u64 ns;
+
+	lockdep_assert_held(&qp->req_lock);
+	if (!qp->req.rtt_timing || srnic_psn_cmp(psn, qp->req.rtt_psn) < 0)
+		return;
+	qp->req.rtt_timing = false;
+	ns = ktime_get_ns() - qp->req.rtt_start_ns;
+	srnic_req_rtt_sample(qp, min_t(u64, div_u64(ns, NSEC_PER_USEC),
+				       U32_MAX));
+}
+
+/*
  * Build the next packet of @wqe. Returns 1 when a packet was built, 0 when
  * the window, read credits or pacing stop us, or a negative errno when the
  * WQE cannot be sent (it is then completed in error).
@@ -605,6 +714,8 @@ static int srnic_req_build(struct srnic_qp *qp, struct srnic_send_wqe *wqe,
 
 	if (wqe->sent == 0)
 		wqe->first_psn = psn;
+	if (ackreq || is_read || is_atomic)
+		srnic_req_rtt_start(qp, psn);
 	if (is_read || is_atomic)
 		qp->req.rd_outstanding++;
 	wqe->sent += paylen;
@@ -627,17 +738,6 @@ static int srnic_req_build(struct srnic_qp *qp, struct srnic_send_wqe *wqe,
 		out->av = &qp->av;
 	}
 	return 1;
-}
-
-unsigned long srnic_req_timeout(struct srnic_qp *qp)
-{
-	/* IBA 9.7.6.1.3: 4.096 us * 2^timeout; 0 means infinite. */
-	u64 ns;
-
-	if (!qp->attr.timeout)
-		return 0;
-	ns = 4096ULL << qp->attr.timeout;
-	return max_t(unsigned long, nsecs_to_jiffies(ns), 2);
 }
 
 /*
@@ -779,6 +879,8 @@ static void srnic_req_rewind(struct srnic_qp *qp)
 
 	lockdep_assert_held(&qp->req_lock);
 	qp->req.need_retry = false;
+	/* Answers may now be to either copy: nothing to time (Karn). */
+	qp->req.rtt_timing = false;
 	/*
 	 * The first WQE with packets on the wire that is not complete - it
 	 * may be the one still being sent, at @cur - is where we go back to.
@@ -1085,6 +1187,8 @@ void srnic_req_retrans_timer(struct timer_list *t)
 		return;
 	}
 	qp->req.retry_left--;
+	if (qp->req.rto_shift < SRNIC_REQ_BACKOFF_MAX)
+		qp->req.rto_shift++;
 	qp->req.need_retry = true;
 	qp->req.retx_cause = SRNIC_RETX_TIMEOUT;
 	/* A READ gap asked for once may be asked for again. */

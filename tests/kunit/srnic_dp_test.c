@@ -25,12 +25,12 @@
  * requests, reordered SEND packets and READ responses, ACKs and NAKs
  * outside the window (dropped and counted), bad ICRC and truncated packets
  * (dropped and counted), a remote access error taking both QPs to ERR, a
- * QP moved to ERR between the packets of a stream, RNR
- * NAK and the RNR timer, a loss recovered by the retransmit timer (which
- * then stays quiet), ib_drain_qp() in each CQ poll context, QP
- * destruction with packets of the QP still on the wire, and two QPs whose
- * packets go through the IP stack's loopback and UDP receive instead of
- * the wire.
+ * QP moved to ERR between the packets of a stream, RNR NAK and the RNR
+ * timer, a loss recovered by the retransmit timer (which then stays quiet),
+ * the timer's backoff and round-trip estimate, ib_drain_qp() in each CQ
+ * poll context, QP destruction with packets of the QP still on the wire,
+ * and two QPs whose packets go through the IP stack's loopback and UDP
+ * receive instead of the wire.
  *
  * Any lock-order or memory error is a splat in the log, which
  * tests/kunit/kunit_count.py counts as a failure.
@@ -1286,6 +1286,76 @@ static void srnic_dp_timer_waits_for_local_queue(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, srnic_dp_cnt(ctx, SRNIC_CNT_RECVS), 1);
 }
 
+/*
+ * A peer slower to answer than the QP's timeout (a loaded or a debug
+ * kernel) is no loss: each timeout doubles the next one (up to four
+ * times the local ACK timeout), a round trip measured on a packet sent
+ * once raises the timeout above it, and from then on answers that slow
+ * come without any timeout or resend. Without this, go-back-N resent into
+ * the slow peer every 17 ms here, and the QP died of retry exhaustion in
+ * the first phase.
+ */
+static void srnic_dp_timer_follows_round_trip(struct kunit *test)
+{
+	struct srnic_dp_ctx *ctx = test->priv;
+	struct srnic_dp_wire *w = ctx->wire;
+	struct srnic_qp *qp = to_srnic_qp(ctx->qp[SRNIC_DP_A]);
+	u64 timeouts;
+	int ms;
+
+	srnic_dp_set_timeout(ctx->qp[SRNIC_DP_A], 12);	/* 17 ms */
+
+	/* Every copy lost for 250 ms: backoff, 17, 34, 68, 68 ... ms apart. */
+	WRITE_ONCE(w->hold, true);
+	srnic_dp_fill(ctx, SRNIC_DP_A, 0, 100, 59);
+	srnic_dp_post_recv(test, ctx, SRNIC_DP_B, 99, 0, 100);
+	srnic_dp_post(test, ctx, SRNIC_DP_A, IB_WR_SEND, 100, 0, 100, 0, 0, 0);
+	KUNIT_ASSERT_EQ(test, srnic_dp_wait_held(w, 1), 1);
+	for (ms = 0; ms < 250; ms += 5) {
+		skb_queue_purge(&w->held);
+		usleep_range(5000, 6000);
+	}
+	timeouts = srnic_dp_cnt(ctx, SRNIC_CNT_RETRANS_TIMEOUTS);
+	KUNIT_EXPECT_GE(test, timeouts, 2);
+	KUNIT_EXPECT_LE(test, timeouts, 6);
+	KUNIT_EXPECT_EQ(test, srnic_dp_qp_state(ctx, SRNIC_DP_A), IB_QPS_RTS);
+	/* The next copy gets through; its answer is no sample (Karn). */
+	srnic_dp_release(w);
+	srnic_dp_expect_delivered(test, ctx, 99, 100, 100);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(qp->req.srtt_us), 0);
+
+	/* Answered after 30 ms, within the backed-off 68 ms: a sample. */
+	timeouts = srnic_dp_cnt(ctx, SRNIC_CNT_RETRANS_TIMEOUTS);
+	WRITE_ONCE(w->hold, true);
+	srnic_dp_post_recv(test, ctx, SRNIC_DP_B, 101, 0, 100);
+	srnic_dp_post(test, ctx, SRNIC_DP_A, IB_WR_SEND, 102, 0, 100, 0, 0, 0);
+	KUNIT_ASSERT_EQ(test, srnic_dp_wait_held(w, 1), 1);
+	srnic_dp_orphan_held(w);	/* on the wire: no local-queue grace */
+	msleep(30);
+	srnic_dp_release(w);
+	srnic_dp_expect_delivered(test, ctx, 101, 102, 100);
+	KUNIT_EXPECT_EQ(test, srnic_dp_cnt(ctx, SRNIC_CNT_RETRANS_TIMEOUTS),
+			timeouts);
+	KUNIT_EXPECT_GE(test, READ_ONCE(qp->req.srtt_us), 30000);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(qp->req.rto_shift), 0);
+	/* 30 ms + 4 x 15 ms */
+	KUNIT_EXPECT_GE(test, srnic_req_timeout(qp), msecs_to_jiffies(85));
+
+	/* Now 60 ms, three and a half local ACK timeouts: no resend. */
+	WRITE_ONCE(w->hold, true);
+	srnic_dp_post_recv(test, ctx, SRNIC_DP_B, 103, 0, 100);
+	srnic_dp_post(test, ctx, SRNIC_DP_A, IB_WR_SEND, 104, 0, 100, 0, 0, 0);
+	KUNIT_ASSERT_EQ(test, srnic_dp_wait_held(w, 1), 1);
+	srnic_dp_orphan_held(w);
+	msleep(60);
+	KUNIT_EXPECT_EQ(test, skb_queue_len(&w->held), 1);
+	srnic_dp_release(w);
+	srnic_dp_expect_delivered(test, ctx, 103, 104, 100);
+	KUNIT_EXPECT_EQ(test, srnic_dp_cnt(ctx, SRNIC_CNT_RETRANS_TIMEOUTS),
+			timeouts);
+	KUNIT_EXPECT_EQ(test, srnic_dp_cnt(ctx, SRNIC_CNT_RECVS), 3);
+}
+
 /* Take the @n packets held, in order, into @skb[]. */
 static void srnic_dp_take(struct kunit *test, struct srnic_dp_wire *w,
 			  struct sk_buff **skb, u32 n)
@@ -1923,6 +1993,7 @@ static struct kunit_case srnic_dp_cases[] = {
 	KUNIT_CASE(srnic_dp_rnr_retry),
 	KUNIT_CASE(srnic_dp_retransmit_timeout),
 	KUNIT_CASE(srnic_dp_timer_waits_for_local_queue),
+	KUNIT_CASE(srnic_dp_timer_follows_round_trip),
 	KUNIT_CASE(srnic_dp_destroy_in_flight),
 	KUNIT_CASE(srnic_dp_destroy_receiver),
 	KUNIT_CASE_PARAM(srnic_dp_drain, srnic_dp_poll_ctx_gen_params),

@@ -23,8 +23,9 @@
 # IBV_WC_LOC_PROT_ERR, flush the next one and take the QP to error.
 # Peer gone (netem loss 100%, the server's QP destroyed) while the client
 # keeps WRITEs in flight: the first failed WQE must complete with
-# IBV_WC_RETRY_EXC_ERR within 10 s (timeout 14 = 67 ms, retry_cnt 7: about
-# 0.55 s), the rest flushed, the QP in error, and retry_exceeded_err /
+# IBV_WC_RETRY_EXC_ERR within 10 s (timeout 14 = 67 ms, retry_cnt 7, each
+# timeout doubling the next up to 4x: about 1.8 s), the rest flushed, the QP
+# in error, and retry_exceeded_err /
 # local_ack_timeout_err must count it.
 # Rate-limited link (htb RATE_MBIT + a 32-packet drop-tail queue): RC goodput
 # must stay close to the shaped rate, MIN_PCT at least, and the queue never
