@@ -83,6 +83,9 @@ struct srnic_qp_snapshot {
 	u32	rd_outstanding;
 	u64	retransmits;
 	u64	rate;
+	u32	srtt_us;
+	u32	rttvar_us;
+	u32	rto_ms;
 };
 
 static void srnic_qp_snapshot(struct srnic_qp *qp, struct srnic_qp_snapshot *s)
@@ -95,6 +98,9 @@ static void srnic_qp_snapshot(struct srnic_qp *qp, struct srnic_qp_snapshot *s)
 	s->rd_outstanding = qp->req.rd_outstanding;
 	s->retransmits = qp->req.retransmits;
 	s->rate = srnic_sched_rate(qp);
+	s->srtt_us = qp->req.srtt_us;
+	s->rttvar_us = qp->req.rttvar_us;
+	s->rto_ms = jiffies_to_msecs(srnic_req_timeout(qp));
 	spin_unlock_bh(&qp->req_lock);
 	spin_lock_bh(&qp->resp_lock);
 	s->epsn = qp->resp.epsn;
@@ -104,8 +110,9 @@ static void srnic_qp_snapshot(struct srnic_qp *qp, struct srnic_qp_snapshot *s)
 /*
  * Driver attributes of "rdma resource show qp -dd": requester PSNs (next to
  * send, oldest unacknowledged), the responder's expected PSN, retries left,
- * READs/atomics in flight, go-back-N retransmissions and the pacing rate
- * (bytes/s, 0 = unpaced).
+ * READs/atomics in flight, go-back-N retransmissions, the pacing rate
+ * (bytes/s, 0 = unpaced), the measured round trip and its variation (µs, 0
+ * until measured) and the retransmit timeout they give (ms, 0 = none).
  */
 static int srnic_fill_res_qp_entry(struct sk_buff *msg, struct ib_qp *ibqp)
 {
@@ -125,7 +132,10 @@ static int srnic_fill_res_qp_entry(struct sk_buff *msg, struct ib_qp *ibqp)
 	    rdma_nl_put_driver_u32(msg, "rd_atomic_outstanding",
 				   s.rd_outstanding) ||
 	    rdma_nl_put_driver_u64(msg, "retransmits", s.retransmits) ||
-	    rdma_nl_put_driver_u64(msg, "rate_bytes_per_sec", s.rate))
+	    rdma_nl_put_driver_u64(msg, "rate_bytes_per_sec", s.rate) ||
+	    rdma_nl_put_driver_u32(msg, "srtt_us", s.srtt_us) ||
+	    rdma_nl_put_driver_u32(msg, "rttvar_us", s.rttvar_us) ||
+	    rdma_nl_put_driver_u32(msg, "rto_ms", s.rto_ms))
 		goto err_cancel;
 	nla_nest_end(msg, table);
 	return 0;

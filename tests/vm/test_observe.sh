@@ -208,11 +208,18 @@ else
 	for q, who in ((a, "a"), (b, "b")):
 	    ok = q["state"] == "RTS" and isinstance(q.get("drv_retransmits"), int)
 	    print(("ok" if ok else "bad") + f" {who}.state {q['state']} drv_retransmits {q.get('drv_retransmits')}")
+	# round trip measured by each QP that sent requests; the retransmit
+	# timeout at least the QP's local ACK timeout (14: 67 ms), at most 4 s
+	for q, who in ((a, "a"), (b, "b")):
+	    srtt, var, rto = (q.get("drv_" + k) for k in ("srtt_us", "rttvar_us", "rto_ms"))
+	    ok = (isinstance(srtt, int) and isinstance(var, int) and isinstance(rto, int)
+	          and (srtt > 0) == (live[who + "_pkts"] > 0) and 67 <= rto <= 4000)
+	    print(("ok" if ok else "bad") + f" {who}.rtt srtt_us {srtt} rttvar_us {var} rto_ms {rto} pkts {live[who + '_pkts']}")
 	EOF
 	)
 	echo "$chk" | sed 's/^/  | /'
-	t_eq "rdma -j -dd resource show qp: srnic attributes exact (16 values)" \
-		"$(grep -c '^ok ' <<<"$chk")" 16
+	t_eq "rdma -j -dd resource show qp: srnic attributes exact (18 values)" \
+		"$(grep -c '^ok ' <<<"$chk")" 18
 fi
 touch "$hold"
 wait "$qpid"
