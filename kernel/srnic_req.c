@@ -570,7 +570,8 @@ static unsigned long srnic_req_ack_timeout(struct srnic_qp *qp)
 
 	if (!qp->attr.timeout)
 		return 0;
-	ns = 4096ULL << qp->attr.timeout;
+	/* rounded up: never shorter than IBA's (67.1 ms was 64 at HZ 250) */
+	ns = (4096ULL << qp->attr.timeout) + TICK_NSEC - 1;
 	return max_t(unsigned long, nsecs_to_jiffies(ns), 2);
 }
 
