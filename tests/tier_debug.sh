@@ -53,8 +53,8 @@ else
 	export VMRUN_PVH=0
 	# servers take tens of seconds to listen there (lib.sh's ready)
 	export SRNIC_READY_SECS=${SRNIC_READY_SECS:-90}
-	# client/server timeouts of lib.sh's pair() times 8, and test_verbs'
-	# perftest runs with a 4.3 s ACK timeout instead of 67 ms
+	# client/server timeouts of lib.sh's pair() and test_revoke's bounds
+	# times 8
 	export SRNIC_TIME_SCALE=${SRNIC_TIME_SCALE:-8}
 	export VMRUN_APPEND="${VMRUN_APPEND:-} watchdog_thresh=30 rcupdate.rcu_cpu_stall_timeout=60 kasan_multi_shot"
 	for n in "${tests[@]}"; do
