@@ -592,8 +592,13 @@ unsigned long srnic_req_timeout(struct srnic_qp *qp)
 /*
  * Time the round trip of the packet @psn, one the responder answers at once
  * (AckReq, a READ or an atomic), if nothing is timed now and it is sent for
- * the first time: the answer to a resent one may be the first copy's (Karn;
- * srnic_req_rewind() says when a timing survives a resend).
+ * the first time. A rewind that resends it ends the timing: either copy may
+ * be answered (Karn). But not before the first sample: then the first send
+ * time is kept, and the answer to either copy measures at least the round
+ * trip (an overestimate, which later samples correct). Dropping it, a peer
+ * slower than the timeout never gave a sample: each timeout resent the
+ * window, the copies queued ahead of the next timed packet, and its answer
+ * came after the next timeout again.
  */
 static void srnic_req_rtt_start(struct srnic_qp *qp, u32 psn)
 {
@@ -881,16 +886,7 @@ static void srnic_req_rewind(struct srnic_qp *qp)
 
 	lockdep_assert_held(&qp->req_lock);
 	qp->req.need_retry = false;
-	/*
-	 * An answer may now be to either copy: nothing to time (Karn). But
-	 * not before the first sample: then the first send time is kept and
-	 * the answer to either copy measures at least the round trip (an
-	 * overestimate, which later samples correct). Dropping it, a peer
-	 * slower than the timeout never gave a sample: each timeout resent
-	 * the window, the copies queued ahead of the next timed packet, and
-	 * its answer came after the next timeout again (debug tier: 21
-	 * timeouts in one ib_write_bw on a lossless link).
-	 */
+	/* Either copy may be answered: no sample (srnic_req_rtt_start()) */
 	if (qp->req.srtt_us)
 		qp->req.rtt_timing = false;
 	/*
