@@ -1134,6 +1134,7 @@ int srnic_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 	struct srnic_qp *qp = to_srnic_qp(ibqp);
 	enum ib_qp_state state = srnic_qp_state(qp);
 	u32 mask = qp->sq.index_mask;
+	unsigned long flags;
 	int err = 0;
 
 	if (state == IB_QPS_RESET || state == IB_QPS_INIT ||
@@ -1151,7 +1152,14 @@ int srnic_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 		return 0;
 	}
 
-	spin_lock_bh(&qp->req_lock);
+	/*
+	 * A kernel ULP may post with interrupts off: ib_mad does, under its
+	 * send queue's spin_lock_irqsave() (every RDMA-CM connect). A BH
+	 * unlock there enabled softirqs with interrupts off (the debug tier's
+	 * "WARNING: ... __local_bh_enable_ip" from rping). With interrupts off
+	 * no softirq can take req_lock on this CPU either.
+	 */
+	spin_lock_irqsave(&qp->req_lock, flags);
 	for (; wr; wr = wr->next) {
 		u32 next = (qp->req.fetch + 1) & mask;
 		struct srnic_send_wqe *wqe;
@@ -1169,7 +1177,7 @@ int srnic_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 		srnic_queue_kadvance_producer(&qp->sq);
 		qp->req.fetch = next;
 	}
-	spin_unlock_bh(&qp->req_lock);
+	spin_unlock_irqrestore(&qp->req_lock, flags);
 	if (err && bad_wr)
 		*bad_wr = wr;
 	srnic_sched_kick(qp);

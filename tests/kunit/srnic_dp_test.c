@@ -1296,8 +1296,8 @@ static void srnic_dp_timer_backs_off(struct kunit *test)
 {
 	struct srnic_dp_ctx *ctx = test->priv;
 	struct srnic_dp_wire *w = ctx->wire;
+	unsigned long end;
 	u64 timeouts;
-	int ms;
 
 	srnic_dp_set_timeout(ctx->qp[SRNIC_DP_A], 12);	/* 17 ms */
 
@@ -1306,7 +1306,9 @@ static void srnic_dp_timer_backs_off(struct kunit *test)
 	srnic_dp_post_recv(test, ctx, SRNIC_DP_B, 99, 0, 100);
 	srnic_dp_post(test, ctx, SRNIC_DP_A, IB_WR_SEND, 100, 0, 100, 0, 0, 0);
 	KUNIT_ASSERT_EQ(test, srnic_dp_wait_held(w, 1), 1);
-	for (ms = 0; ms < 250; ms += 5) {
+	/* 250 ms of wall clock: sleeps overrun on a loaded host */
+	end = jiffies + msecs_to_jiffies(250);
+	while (time_before(jiffies, end)) {
 		skb_queue_purge(&w->held);
 		usleep_range(5000, 6000);
 	}
@@ -1991,8 +1993,43 @@ static void srnic_dp_ah_irqs_off(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, xa_empty(&ctx->sdev->ah_xa));
 }
 
+/*
+ * ib_mad posts its sends with interrupts off (under its send queue's
+ * spin_lock_irqsave()), on every RDMA-CM connect: ib_post_send() must not
+ * enable softirqs there. Before the fix, the BH unlock in srnic_post_send()
+ * warned ("__local_bh_enable_ip", lockdep's irqs-enabled assertion),
+ * which this suite counts as a failure. The SEND then arrives as usual.
+ */
+static void srnic_dp_post_send_irqs_off(struct kunit *test)
+{
+	struct srnic_dp_ctx *ctx = test->priv;
+	struct ib_sge sge = {
+		.addr = srnic_dp_va(ctx, SRNIC_DP_A, 0),
+		.length = 100,
+		.lkey = ctx->mr->lkey,
+	};
+	struct ib_send_wr wr = {
+		.wr_id = 106,
+		.sg_list = &sge,
+		.num_sge = 1,
+		.opcode = IB_WR_SEND,
+		.send_flags = IB_SEND_SIGNALED,
+	};
+	unsigned long flags;
+	int err;
+
+	srnic_dp_fill(ctx, SRNIC_DP_A, 0, 100, 67);
+	srnic_dp_post_recv(test, ctx, SRNIC_DP_B, 105, 0, 100);
+	local_irq_save(flags);
+	err = ib_post_send(ctx->qp[SRNIC_DP_A], &wr, NULL);
+	local_irq_restore(flags);
+	KUNIT_ASSERT_EQ(test, err, 0);
+	srnic_dp_expect_delivered(test, ctx, 105, 106, 100);
+}
+
 static struct kunit_case srnic_dp_cases[] = {
 	KUNIT_CASE(srnic_dp_ah_irqs_off),
+	KUNIT_CASE(srnic_dp_post_send_irqs_off),
 	KUNIT_CASE(srnic_dp_send_recv),
 	KUNIT_CASE(srnic_dp_write),
 	KUNIT_CASE(srnic_dp_rts_kick),
