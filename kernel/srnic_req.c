@@ -619,7 +619,7 @@ static void srnic_req_rtt_start(struct srnic_qp *qp, u32 psn)
  * trip and half of it as its variation; later ones move them by 1/8 and
  * 1/4. A sample ends the backoff.
  */
-void srnic_req_rtt_sample(struct srnic_qp *qp, u32 us)
+static void srnic_req_rtt_sample(struct srnic_qp *qp, u32 us)
 {
 	u32 srtt = qp->req.srtt_us;
 

@@ -1031,6 +1031,20 @@ static void srnic_dp_set_timeout(struct ib_qp *ibqp, u8 timeout)
 }
 
 /*
+ * Hold the wire, then post a 100-byte SEND from A's buffer (@send_id) into
+ * a receive at B (@recv_id); return once its packet is held.
+ */
+static void srnic_dp_send_held(struct kunit *test, struct srnic_dp_ctx *ctx,
+			       u64 recv_id, u64 send_id)
+{
+	WRITE_ONCE(ctx->wire->hold, true);
+	srnic_dp_post_recv(test, ctx, SRNIC_DP_B, recv_id, 0, 100);
+	srnic_dp_post(test, ctx, SRNIC_DP_A, IB_WR_SEND, send_id, 0, 100, 0, 0,
+		      0);
+	KUNIT_ASSERT_EQ(test, srnic_dp_wait_held(ctx->wire, 1), 1);
+}
+
+/*
  * A SEND request delivered twice: one receive completes, the duplicate is
  * counted and acknowledged again; its second ACK completes nothing more.
  */
@@ -1224,11 +1238,8 @@ static void srnic_dp_retransmit_timeout(struct kunit *test)
 
 	srnic_dp_set_timeout(ctx->qp[SRNIC_DP_A], 12);	/* 17 ms */
 
-	WRITE_ONCE(w->hold, true);
 	srnic_dp_fill(ctx, SRNIC_DP_A, 0, 100, 37);
-	srnic_dp_post_recv(test, ctx, SRNIC_DP_B, 95, 0, 100);
-	srnic_dp_post(test, ctx, SRNIC_DP_A, IB_WR_SEND, 96, 0, 100, 0, 0, 0);
-	KUNIT_ASSERT_EQ(test, srnic_dp_wait_held(w, 1), 1);
+	srnic_dp_send_held(test, ctx, 95, 96);
 	kfree_skb(skb_dequeue(&w->held));	/* lost */
 	KUNIT_ASSERT_GE(test, srnic_dp_wait_held(w, 1), 1);
 	skb = skb_peek(&w->held);
@@ -1264,11 +1275,8 @@ static void srnic_dp_timer_waits_for_local_queue(struct kunit *test)
 
 	srnic_dp_set_timeout(ctx->qp[SRNIC_DP_A], 12);	/* 17 ms */
 
-	WRITE_ONCE(w->hold, true);
 	srnic_dp_fill(ctx, SRNIC_DP_A, 0, 100, 53);
-	srnic_dp_post_recv(test, ctx, SRNIC_DP_B, 97, 0, 100);
-	srnic_dp_post(test, ctx, SRNIC_DP_A, IB_WR_SEND, 98, 0, 100, 0, 0, 0);
-	KUNIT_ASSERT_EQ(test, srnic_dp_wait_held(w, 1), 1);
+	srnic_dp_send_held(test, ctx, 97, 98);
 	/* Three timeouts and more: one grace only resent at the second. */
 	msleep(60);
 	KUNIT_EXPECT_EQ(test, skb_queue_len(&w->held), 1);
@@ -1301,11 +1309,8 @@ static void srnic_dp_timer_backs_off(struct kunit *test)
 
 	srnic_dp_set_timeout(ctx->qp[SRNIC_DP_A], 12);	/* 17 ms */
 
-	WRITE_ONCE(w->hold, true);
 	srnic_dp_fill(ctx, SRNIC_DP_A, 0, 100, 59);
-	srnic_dp_post_recv(test, ctx, SRNIC_DP_B, 99, 0, 100);
-	srnic_dp_post(test, ctx, SRNIC_DP_A, IB_WR_SEND, 100, 0, 100, 0, 0, 0);
-	KUNIT_ASSERT_EQ(test, srnic_dp_wait_held(w, 1), 1);
+	srnic_dp_send_held(test, ctx, 99, 100);
 	/* 250 ms of wall clock: sleeps overrun on a loaded host */
 	end = jiffies + msecs_to_jiffies(250);
 	while (time_before(jiffies, end)) {
@@ -1343,11 +1348,8 @@ static void srnic_dp_timer_follows_round_trip(struct kunit *test)
 
 	srnic_dp_set_timeout(ctx->qp[SRNIC_DP_A], 12);	/* 17 ms */
 
-	WRITE_ONCE(w->hold, true);
 	srnic_dp_fill(ctx, SRNIC_DP_A, 0, 100, 61);
-	srnic_dp_post_recv(test, ctx, SRNIC_DP_B, 101, 0, 100);
-	srnic_dp_post(test, ctx, SRNIC_DP_A, IB_WR_SEND, 102, 0, 100, 0, 0, 0);
-	KUNIT_ASSERT_EQ(test, srnic_dp_wait_held(w, 1), 1);
+	srnic_dp_send_held(test, ctx, 101, 102);
 	srnic_dp_orphan_held(w);	/* on the wire: no local-queue grace */
 	msleep(100);
 	srnic_dp_release(w);		/* the first copy first */
@@ -1363,10 +1365,7 @@ static void srnic_dp_timer_follows_round_trip(struct kunit *test)
 	KUNIT_EXPECT_GE(test, rto, msecs_to_jiffies(300)); /* 3 x srtt */
 
 	timeouts = srnic_dp_cnt(ctx, SRNIC_CNT_RETRANS_TIMEOUTS);
-	WRITE_ONCE(w->hold, true);
-	srnic_dp_post_recv(test, ctx, SRNIC_DP_B, 103, 0, 100);
-	srnic_dp_post(test, ctx, SRNIC_DP_A, IB_WR_SEND, 104, 0, 100, 0, 0, 0);
-	KUNIT_ASSERT_EQ(test, srnic_dp_wait_held(w, 1), 1);
+	srnic_dp_send_held(test, ctx, 103, 104);
 	srnic_dp_orphan_held(w);
 	msleep(120);
 	KUNIT_EXPECT_EQ(test, skb_queue_len(&w->held), 1);
