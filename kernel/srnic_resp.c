@@ -935,7 +935,13 @@ int srnic_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 	return err;
 }
 
-/* Complete every posted receive WQE with IB_WC_WR_FLUSH_ERR. */
+/*
+ * Complete every posted receive WQE with IB_WC_WR_FLUSH_ERR. Also called
+ * from srnic_post_recv(), whose kernel callers may hold interrupts off
+ * (ib_mad posts its receives under spin_lock_irqsave()): resp_lock is
+ * taken with interrupts saved, never with a BH unlock that would enable
+ * softirqs there.
+ */
 static void srnic_resp_flush(struct srnic_qp *qp)
 {
 	struct ib_wc wc = {
@@ -947,7 +953,7 @@ static void srnic_resp_flush(struct srnic_qp *qp)
 	unsigned long flags;
 	u32 n;
 
-	spin_lock_bh(&qp->resp_lock);
+	spin_lock_irqsave(&qp->resp_lock, flags);
 	if (qp->resp.has_wqe) {
 		wc.wr_id = qp->wqe->wr_id;
 		srnic_cq_post(qp->rcq, &wc, false);
@@ -955,7 +961,7 @@ static void srnic_resp_flush(struct srnic_qp *qp)
 	}
 	qp->resp.tx_busy = false;
 	qp->resp.ack_deferred = false;
-	spin_unlock_bh(&qp->resp_lock);
+	spin_unlock_irqrestore(&qp->resp_lock, flags);
 
 	/* An SRQ's WQEs belong to the SRQ, not to this QP. */
 	if (qp->srq)

@@ -2026,9 +2026,48 @@ static void srnic_dp_post_send_irqs_off(struct kunit *test)
 	srnic_dp_expect_delivered(test, ctx, 105, 106, 100);
 }
 
+/*
+ * ib_mad posts its receives with interrupts off too (under its receive
+ * queue's spin_lock_irqsave()), and a receive posted in the error state is
+ * flushed at once (IBA 10.8.3.2; ib_drain_rq() relies on it). Before the
+ * fix, srnic_resp_flush() took resp_lock with a BH unlock there
+ * ("__local_bh_enable_ip" warning, counted as a failure). The receive
+ * completes with IB_WC_WR_FLUSH_ERR.
+ */
+static void srnic_dp_post_recv_irqs_off(struct kunit *test)
+{
+	struct srnic_dp_ctx *ctx = test->priv;
+	struct ib_qp_attr attr = { .qp_state = IB_QPS_ERR };
+	struct ib_sge sge = {
+		.addr = srnic_dp_va(ctx, SRNIC_DP_B, 0),
+		.length = 100,
+		.lkey = ctx->mr->lkey,
+	};
+	struct ib_recv_wr wr = {
+		.wr_id = 107,
+		.sg_list = &sge,
+		.num_sge = 1,
+	};
+	unsigned long flags;
+	struct ib_wc wc;
+	int err;
+
+	KUNIT_ASSERT_EQ(test, ib_modify_qp(ctx->qp[SRNIC_DP_B], &attr,
+					   IB_QP_STATE), 0);
+	local_irq_save(flags);
+	err = ib_post_recv(ctx->qp[SRNIC_DP_B], &wr, NULL);
+	local_irq_restore(flags);
+	KUNIT_ASSERT_EQ(test, err, 0);
+	KUNIT_ASSERT_EQ(test, srnic_dp_poll(ctx, SRNIC_DP_B, &wc, 1), 1);
+	KUNIT_EXPECT_EQ(test, wc.wr_id, 107);
+	KUNIT_EXPECT_EQ(test, wc.status, IB_WC_WR_FLUSH_ERR);
+	KUNIT_EXPECT_EQ(test, wc.opcode, IB_WC_RECV);
+}
+
 static struct kunit_case srnic_dp_cases[] = {
 	KUNIT_CASE(srnic_dp_ah_irqs_off),
 	KUNIT_CASE(srnic_dp_post_send_irqs_off),
+	KUNIT_CASE(srnic_dp_post_recv_irqs_off),
 	KUNIT_CASE(srnic_dp_send_recv),
 	KUNIT_CASE(srnic_dp_write),
 	KUNIT_CASE(srnic_dp_rts_kick),
