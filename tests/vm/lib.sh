@@ -261,7 +261,15 @@ t_eq() {
 	fi
 }
 
+_T_SUMMARIZED=
+# t_reported_elsewhere: this guest's counts reach the summary of another
+# (the second guest of a pair hands them to the first): no summary here,
+# and its end is not an early one
+t_reported_elsewhere() {
+	_T_SUMMARIZED=1
+}
 t_summary() {
+	_T_SUMMARIZED=1
 	echo "$T_PASS passed, $T_FAIL failed"
 	[ "$T_FAIL" -eq 0 ]
 }
@@ -371,9 +379,21 @@ bg_cleanup() {
 	done
 	T_BG_PIDS=()
 }
+# A test (test_*.sh, or any script that counted a result) that ends before
+# its summary line, by `exit` or an error, has its early end counted as a
+# failure and its summary printed: the runner sees a count and where it
+# stopped, not a test that printed nothing.
 _t_exit() {
+	local rc=$?
 	bg_cleanup
 	rm -f "$_T_OUT"
+	[ -z "$_T_SUMMARIZED" ] || return 0
+	case ${0##*/} in
+	test_*) ;;
+	*) [ $((T_PASS + T_FAIL)) -gt 0 ] || return 0 ;;
+	esac
+	t_fail "${0##*/} ended before its summary" "exit $rc"
+	t_summary
 }
 trap _t_exit EXIT
 
@@ -627,8 +647,8 @@ deltas() {
 srnic_devs_ns() {
 	ip netns exec nsA rdma link add srnic0 type srnic netdev vethA &&
 		ip netns exec nsB rdma link add srnic1 type srnic netdev vethB &&
-		G0=$(settle roce_gid_index srnic0 10.99.0.1) &&
-		G1=$(settle roce_gid_index srnic1 10.99.0.2)
+		G0=$(ready roce_gid_index srnic0 10.99.0.1) &&
+		G1=$(ready roce_gid_index srnic1 10.99.0.2)
 }
 srnic_devs_root() {
 	{ [ -e /sys/class/infiniband/srnic0 ] ||
@@ -639,10 +659,28 @@ srnic_devs_root() {
 		G1=$(settle roce_gid_index srnic1 10.99.0.2)
 }
 
+# _t_setup_failed STEP: a set-up step failed: show why (kernel log, links,
+# GID tables), count it (unless STEP is "", already counted by t_check),
+# print the summary line and exit 1, so the runner sees the count and the
+# cause rather than a test that printed nothing
+_t_setup_failed() {
+	local d
+	[ -z "$1" ] || t_fail "set-up: $1" "see the state below"
+	dmesg | tail -n 30 | sed 's/^/  | dmesg: /'
+	for d in nsA nsB; do
+		ip netns exec "$d" rdma link show 2>&1 | sed "s/^/  | $d: /"
+	done
+	for d in /sys/class/infiniband/*/ports/1/gids/[0-3]; do
+		[ -e "$d" ] && echo "  | $d: $(cat "$d" 2>&1)"
+	done
+	t_summary
+	exit 1
+}
+
 srnic_pair_up() {
-	srnic_load veth rdma_ucm "$@" || exit 1
-	netns_pair_setup || exit 1
-	t_check "IPv4 RoCEv2 GIDs present" srnic_devs_ns || exit 1
+	srnic_load veth rdma_ucm "$@" || _t_setup_failed "srnic_load veth rdma_ucm $*"
+	netns_pair_setup || _t_setup_failed "netns_pair_setup"
+	t_check "IPv4 RoCEv2 GIDs present" srnic_devs_ns || _t_setup_failed ""
 }
 
 # srnic_pair_down [ERE]: undo srnic_pair_up after a test's traffic: a clean

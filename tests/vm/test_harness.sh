@@ -21,6 +21,11 @@
 #    ratio of the medians, the loaded verdict (a run above 0.3 cores of
 #    other processes; 0.30 is not), valid JSON with the same figures, rounds
 #    of a second file numbered on, exit status 0 when loaded, a PNG
+# 7. lib.sh's EXIT trap (no VM): a test_*.sh that exits before t_summary,
+#    after one PASS, prints "FAIL: ... ended before its summary: exit 3"
+#    and "1 passed, 1 failed" and keeps its exit status; one that ends with
+#    t_summary prints one summary line; a helper script (not test_*) that
+#    counted nothing prints none
 # Prints one PASS/FAIL line per check and "N passed, N failed"; exits 1 on
 # any failure. Console logs of failed runs are shown (last 40 lines).
 set -u
@@ -215,5 +220,22 @@ t_check "bench summary: JSON of two files: rounds numbered on, loaded flags" jq 
 	.rounds == 4 and .loaded == true and .comparable == false and
 	([.runs[] | select(.loaded)] == [{round: 4, stack: "rxe", host_load: 0.31, loaded: true}]) and
 	(.figures[0].stacks.rxe.values == [44, 40, 50, 48]) and .figures[0].stacks.rxe.median == 46' "$bt/both.json"
+
+# 7. a test that ends early still prints its count
+mkdir -p "$TMP/early"
+printf '. %q\nt_ok one\nexit 3\n' "$HERE/lib.sh" >"$TMP/early/test_early.sh"
+printf '. %q\nt_ok one\nt_summary\n' "$HERE/lib.sh" >"$TMP/early/test_whole.sh"
+printf '. %q\nexit 4\n' "$HERE/lib.sh" >"$TMP/early/helper.sh"
+bash "$TMP/early/test_early.sh" >"$TMP/early/out" 2>&1
+t_eq "a test_*.sh exiting before t_summary keeps its exit status" "$?" 3
+sed 's/^/  | /' "$TMP/early/out"
+t_check "... and counts its early end as a failure" \
+	grep -qx 'FAIL: test_early.sh ended before its summary: exit 3' "$TMP/early/out"
+t_check "... and prints its summary" grep -qx '1 passed, 1 failed' "$TMP/early/out"
+out=$(bash "$TMP/early/test_whole.sh" 2>&1)
+t_eq "a test ending with t_summary prints one summary line" \
+	"$(grep -cE '^[0-9]+ passed' <<<"$out")/$(grep -c FAIL <<<"$out")" 1/0
+out=$(bash "$TMP/early/helper.sh" 2>&1)
+t_eq "a helper that counted nothing prints nothing at exit (exit 4)" "$?:$out" "4:"
 
 t_summary

@@ -404,6 +404,7 @@ if [ "$ROLE" = b ]; then
 			test $((rx * 100)) -ge $((udp * 98)) -a "$rx" -gt "$MIN_PKTS"
 	fi
 	put b.final "$T_PASS $T_FAIL $tx $rx $udp"
+	t_reported_elsewhere
 	await a.done 300 >/dev/null
 	exit 0
 fi
