@@ -51,6 +51,7 @@ static const struct rdma_stat_desc srnic_counter_descs[] = {
 	[SRNIC_CNT_RING_INDEX_ERR].name = "ring_index_errors",
 	[SRNIC_CNT_WQE_FORMAT_ERR].name = "wqe_format_errors",
 	[SRNIC_CNT_ACK_OUT_OF_WINDOW].name = "ack_out_of_window",
+	[SRNIC_CNT_TX_HANDOVER].name = "tx_handovers",
 };
 
 static struct rdma_hw_stats *

@@ -51,6 +51,7 @@ enum srnic_counter {
 	SRNIC_CNT_RING_INDEX_ERR,	/* user ring index out of its window */
 	SRNIC_CNT_WQE_FORMAT_ERR,	/* malformed WQEs completed in error */
 	SRNIC_CNT_ACK_OUT_OF_WINDOW,	/* responses for PSNs not outstanding */
+	SRNIC_CNT_TX_HANDOVER,		/* TX runs handed to the owner CPU */
 	SRNIC_CNT_MAX
 };
 

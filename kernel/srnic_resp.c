@@ -734,6 +734,28 @@ static void srnic_resp_rc(struct srnic_qp *qp, struct srnic_pkt *pkt)
 			       srnic_psn_add(qp->resp.epsn, SRNIC_PSN_MASK));
 }
 
+/*
+ * A deferred ACK (or sequence NAK) that is all the responder has to send
+ * goes at once, from the receive path, when it overtakes nothing
+ * (srnic_sched_in_order_here()): no run, so the QP's transmit side stays
+ * on the CPU that posts its requests. On a veth the request was received
+ * on the sender's CPU; a run claimed the QP for it, and the next request,
+ * posted on the other CPU, followed it there (ib_write_lat: every packet
+ * of both directions on one CPU). Returns true if nothing is left to send.
+ * Context: resp_lock held, softirq.
+ */
+static bool srnic_resp_ack_here(struct srnic_qp *qp)
+{
+	lockdep_assert_held(&qp->resp_lock);
+	if (qp->resp.tx_busy || !qp->resp.ack_deferred ||
+	    !srnic_sched_in_order_here(qp))
+		return false;
+	qp->resp.ack_deferred = false;
+	srnic_resp_xmit_ack(qp, IB_OPCODE_RC_ACKNOWLEDGE, qp->resp.ack_syn,
+			    qp->resp.ack_psn, qp->resp.msn, NULL);
+	return true;
+}
+
 /**
  * srnic_resp_rcv() - handle a request packet
  * @qp: the destination QP (reference held by the caller)
@@ -765,6 +787,8 @@ void srnic_resp_rcv(struct srnic_qp *qp, struct srnic_pkt *pkt)
 	qp->resp.fatal = false;
 	kick = qp->resp.kick;
 	qp->resp.kick = false;
+	if (kick && !fatal && srnic_resp_ack_here(qp))
+		kick = false;
 	spin_unlock_bh(&qp->resp_lock);
 	if (fatal)
 		srnic_qp_error(qp);
@@ -880,13 +904,21 @@ static bool srnic_resp_tx(struct srnic_qp *qp, struct srnic_tx_run *run)
 	return true;
 }
 
-/* No response or ACK waits to go (srnic_sched_claim_cpu()). */
+/*
+ * No READ response or atomic ACK is queued or half sent
+ * (srnic_sched_claim_cpu()). A deferred ACK or NAK does not hold the TX
+ * side on its CPU: it is one packet, sent by the very run that claims the
+ * CPU, after everything the QP sent before has left the local stack. Were
+ * it to hold it, every request received on another CPU than the owner's
+ * (on a veth: the sender's CPU) would cost an IPI to send its ACK - two
+ * per round trip of ib_write_lat, about half of srnic's latency there.
+ */
 static bool srnic_resp_quiet(struct srnic_qp *qp)
 {
 	bool quiet;
 
 	spin_lock_bh(&qp->resp_lock);
-	quiet = !qp->resp.tx_busy && !qp->resp.ack_deferred;
+	quiet = !qp->resp.tx_busy;
 	spin_unlock_bh(&qp->resp_lock);
 	return quiet;
 }

@@ -393,8 +393,9 @@ static int srnic_sched_owner(struct srnic_qp *qp)
  * May the transmit side run on this CPU? On its owner, yes. Elsewhere only
  * when nothing the QP sent before can still be overtaken: none of its
  * packets is in the local stack, every request sent is acknowledged (the
- * peer has taken them all) and no READ response or ACK waits to go. The
- * CPU then becomes the owner. Else the caller hands over to the owner.
+ * peer has taken them all) and no READ response or atomic ACK waits to go
+ * (a deferred ACK may: this run sends it). The CPU then becomes the owner.
+ * Else the caller hands over to the owner (counted: tx_handovers).
  * Called with SRNIC_TX_RUNNING held, migration disabled.
  */
 static bool srnic_sched_claim_cpu(struct srnic_qp *qp)
@@ -419,6 +420,31 @@ static bool srnic_sched_claim_cpu(struct srnic_qp *qp)
 	return true;
 }
 
+/**
+ * srnic_sched_in_order_here() - may a packet of @qp leave from this CPU
+ * outside a run without overtaking one the QP sent before?
+ * @qp: the QP
+ *
+ * Yes on its owner CPU (or with none), and anywhere while none of its
+ * packets is in the local stack. For the responder's ACKs from the receive
+ * path (srnic_resp_rcv()): sent at once on the CPU that received the
+ * request, they leave the QP's transmit side where it is - on the CPU that
+ * posts its requests - instead of claiming it for this one, where the
+ * requests would follow (a run here, or a hand-over). A later response
+ * from the owner may still pass such an ACK in the stack; ACKs are
+ * cumulative and a later response implies it (IBA 9.7.5.1.2), so the
+ * requester loses nothing. Context: migration disabled (softirq).
+ *
+ * Return: true if the packet may be sent here and now.
+ */
+bool srnic_sched_in_order_here(struct srnic_qp *qp)
+{
+	int owner = srnic_sched_owner(qp);
+
+	return owner < 0 || owner == raw_smp_processor_id() ||
+	       !atomic_read(&qp->tx_skbs);
+}
+
 /* Queue the transmit side's work item on its owner CPU (or this one). */
 static void srnic_sched_queue(struct srnic_qp *qp)
 {
@@ -440,6 +466,7 @@ static void srnic_sched_hand_over(struct srnic_qp *qp)
 {
 	int cpu = srnic_sched_owner(qp);
 
+	srnic_count(qp->sdev, SRNIC_CNT_TX_HANDOVER);
 	if (cpu >= 0 && refcount_inc_not_zero(&qp->ref)) {
 		if (!smp_call_function_single_async(cpu, &qp->tx_csd))
 			return;

@@ -40,8 +40,9 @@ struct srnic_tx_run {
  * @budget: packets it sends in one run before the TX side yields the CPU
  * @tx: send up to @run's budget packets through srnic_sched_send(); true
  *	if it has more to send (the scheduler runs again later)
- * @quiet: nothing it sent may still be overtaken, nothing waits to go
- *	(takes its own locks): the TX side may move to another CPU
+ * @quiet: nothing it sent may still be overtaken, no multi-packet answer
+ *	waits to go (takes its own locks): the TX side may move to another
+ *	CPU
  * @flush: the QP is in the error state: complete what it holds with
  *	IB_WC_WR_FLUSH_ERR (srnic_qp_flush())
  */
@@ -78,6 +79,7 @@ int srnic_sched_send(struct srnic_tx_run *run, const struct srnic_av *av,
 int srnic_sched_xmit(struct srnic_qp *qp, const struct srnic_av *av,
 		     u8 tclass, struct sk_buff *skb, unsigned int pad);
 bool srnic_sched_full(struct srnic_qp *qp);
+bool srnic_sched_in_order_here(struct srnic_qp *qp);
 void srnic_sched_set_rate(struct srnic_qp *qp, u32 kbps);
 bool srnic_sched_pace(struct srnic_qp *qp, u32 bytes);
 void srnic_sched_rate_changed(struct srnic_qp *qp, int why);

@@ -22,6 +22,10 @@
 # On the debug tier's KASAN guest the receiver is slow (1-4 ms a packet):
 # answers come long after 67 ms, and only a timer that follows the measured
 # round trip keeps this at 0 there (srnic_req_timeout()).
+# Then ib_write_lat -s 8 -n 1000: each side's ACKs go from the CPU that
+# received the request, the other's requests are not handed over to it
+# (tx_handovers grows by fewer than 100 for 2000 WRITEs; it grew by one
+# per ACK before).
 # "info" lines carry the counter deltas.
 #
 # SRNIC_KO=path overrides the module (default: srnic.ko at the repo root).
@@ -88,6 +92,23 @@ run() {
 
 run write_bw ib_write_bw 1000
 run read_bw ib_read_bw 500
+
+# A ping-pong: an ACK leaves at once from the CPU that received its request
+# (srnic_resp_ack_here()), and the QP's transmit side stays on the CPU that
+# posts its requests. Before, the ACK claimed the QP for the receiving CPU
+# (a veth receives on the sender's CPU) and the other side's next request
+# was handed over to it - an IPI (tx_handovers) for every ACK, two per
+# round trip - or ran there: every packet of both directions on one CPU.
+snap
+pair "write_lat: ib_write_lat -s 8 -n 1000" \
+	ib_write_lat -d srnic0 -x "$G0" -s 8 -n 1000 -F -- \
+	ib_write_lat -d srnic1 -x "$G1" -s 8 -n 1000 -F 10.99.0.1
+deltas write_lat
+t_check "write_lat: each side acknowledged the other's 1000 WRITEs" \
+	test "$(delta srnic0 sent_acks)" -ge 1000 -a "$(delta srnic1 sent_acks)" -ge 1000
+h=$(delta_sum tx_handovers)
+t_check "write_lat: $h of 2000 WRITEs and 2000 ACKs handed over to another CPU (< 100)" \
+	test "$h" -lt 100
 
 srnic_pair_down
 t_summary
