@@ -53,6 +53,17 @@ static void srnic_resp_xmit_ack(struct srnic_qp *qp, u8 opcode, u8 syn,
 	srnic_sched_xmit(qp, &qp->av, qp->av.tclass, skb, 0);
 }
 
+/* Send the deferred ACK or NAK, if any. Context: resp_lock held. */
+static void srnic_resp_send_deferred(struct srnic_qp *qp)
+{
+	lockdep_assert_held(&qp->resp_lock);
+	if (!qp->resp.ack_deferred)
+		return;
+	qp->resp.ack_deferred = false;
+	srnic_resp_xmit_ack(qp, IB_OPCODE_RC_ACKNOWLEDGE, qp->resp.ack_syn,
+			    qp->resp.ack_psn, qp->resp.msn, NULL);
+}
+
 /*
  * ACK or NAK @psn: from the QP's transmit side (srnic_resp_tx(), which
  * srnic_resp_rcv() runs next), after the READ responses queued before it,
@@ -750,9 +761,7 @@ static bool srnic_resp_ack_here(struct srnic_qp *qp)
 	if (qp->resp.tx_busy || !qp->resp.ack_deferred ||
 	    !srnic_sched_in_order_here(qp))
 		return false;
-	qp->resp.ack_deferred = false;
-	srnic_resp_xmit_ack(qp, IB_OPCODE_RC_ACKNOWLEDGE, qp->resp.ack_syn,
-			    qp->resp.ack_psn, qp->resp.msn, NULL);
+	srnic_resp_send_deferred(qp);
 	return true;
 }
 
@@ -873,13 +882,7 @@ static bool srnic_resp_tx(struct srnic_qp *qp, struct srnic_tx_run *run)
 		spin_lock_bh(&qp->resp_lock);
 		/* An ACK does not wait for backpressure: it never did. */
 		if (!qp->resp.tx_busy) {
-			if (qp->resp.ack_deferred) {
-				qp->resp.ack_deferred = false;
-				srnic_resp_xmit_ack(qp, IB_OPCODE_RC_ACKNOWLEDGE,
-						    qp->resp.ack_syn,
-						    qp->resp.ack_psn,
-						    qp->resp.msn, NULL);
-			}
+			srnic_resp_send_deferred(qp);
 			spin_unlock_bh(&qp->resp_lock);
 			return false;
 		}
@@ -909,9 +912,9 @@ static bool srnic_resp_tx(struct srnic_qp *qp, struct srnic_tx_run *run)
  * (srnic_sched_claim_cpu()). A deferred ACK or NAK does not hold the TX
  * side on its CPU: it is one packet, sent by the very run that claims the
  * CPU, after everything the QP sent before has left the local stack. Were
- * it to hold it, every request received on another CPU than the owner's
- * (on a veth: the sender's CPU) would cost an IPI to send its ACK - two
- * per round trip of ib_write_lat, about half of srnic's latency there.
+ * it to hold it, an ACK whose request was received on another CPU than
+ * the owner's (on a veth: the sender's CPU) and that cannot leave from the
+ * receive path (srnic_resp_ack_here()) would cost an IPI to the owner.
  */
 static bool srnic_resp_quiet(struct srnic_qp *qp)
 {
