@@ -43,6 +43,7 @@ for t in "${tiers[@]}"; do
 	esac
 done
 
+tally_failures
 echo "=== summary"
 printf '%s\n' "${TALLY_LINES[@]}"
 echo "$TALLY_PASS passed, $TALLY_FAIL failed"

@@ -3,15 +3,18 @@
 # to the console and a log, and add the counts of the last
 # "N passed, N failed" line it printed to TALLY_PASS/TALLY_FAIL. A command
 # that prints no such line, or exits non-zero with no failure counted,
-# counts as one failure.
+# counts as one failure. The FAIL lines of each command (at most 20) are
+# kept in TALLY_FAILS, so that a run's last lines can say which checks failed
+# (tally_failures prints them, each cut to 300 characters).
 
 TALLY_PASS=0
 TALLY_FAIL=0
 TALLY_LINES=()
+TALLY_FAILS=()
 
 # tally NAME LOGFILE CMD...
 tally() {
-	local name=$1 log=$2 rc line p f
+	local name=$1 log=$2 rc line p f fl
 	shift 2
 	echo "=== $name: $*"
 	"$@" 2>&1 | tee "$log"
@@ -21,15 +24,29 @@ tally() {
 		p=0
 		f=1
 		echo "=== $name: no result line (exit $rc): counted as 1 failure"
+		TALLY_FAILS+=("$name: no result line (exit $rc)")
 	else
 		p=$(sed -E 's/^([A-Za-z-]+: )?([0-9]+) passed.*/\2/' <<<"$line")
 		f=$(sed -E 's/.* ([0-9]+) failed.*/\1/' <<<"$line")
 		if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
 			f=1
 			echo "=== $name: exited $rc with no failure counted: counted as 1 failure"
+			TALLY_FAILS+=("$name: exited $rc with no failure counted")
 		fi
 	fi
+	# a check's own line (a guest of a pair prefixes "[a] "); "  | " lines
+	# are quoted output, for example the harness's deliberate failures
+	while IFS= read -r fl; do
+		TALLY_FAILS+=("$name: ${fl:0:300}")
+	done < <(grep -aE '^(\[[a-z]\] )?(FAIL|not ok)\b|\[FAILED\] |^=== .*counted as 1 failure' "$log" | head -n 20)
 	TALLY_PASS=$((TALLY_PASS + p))
 	TALLY_FAIL=$((TALLY_FAIL + f))
 	TALLY_LINES+=("$(printf '%-16s %4d passed, %d failed' "$name" "$p" "$f")")
+}
+
+# tally_failures: print the kept FAIL lines, if any, under "=== failures"
+tally_failures() {
+	[ ${#TALLY_FAILS[@]} -gt 0 ] || return 0
+	echo "=== failures"
+	printf '%s\n' "${TALLY_FAILS[@]}"
 }
