@@ -12,6 +12,12 @@ TALLY_FAIL=0
 TALLY_LINES=()
 TALLY_FAILS=()
 
+# _tally_count_one NAME WHY: say why NAME counts as one failure, and keep it
+_tally_count_one() {
+	echo "=== $1: $2: counted as 1 failure"
+	TALLY_FAILS+=("$1: $2")
+}
+
 # tally NAME LOGFILE CMD...
 tally() {
 	local name=$1 log=$2 rc line p f fl
@@ -23,15 +29,13 @@ tally() {
 	if [ -z "$line" ]; then
 		p=0
 		f=1
-		echo "=== $name: no result line (exit $rc): counted as 1 failure"
-		TALLY_FAILS+=("$name: no result line (exit $rc)")
+		_tally_count_one "$name" "no result line (exit $rc)"
 	else
 		p=$(sed -E 's/^([A-Za-z-]+: )?([0-9]+) passed.*/\2/' <<<"$line")
 		f=$(sed -E 's/.* ([0-9]+) failed.*/\1/' <<<"$line")
 		if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
 			f=1
-			echo "=== $name: exited $rc with no failure counted: counted as 1 failure"
-			TALLY_FAILS+=("$name: exited $rc with no failure counted")
+			_tally_count_one "$name" "exited $rc with no failure counted"
 		fi
 	fi
 	# a check's own line (a guest of a pair prefixes "[a] "); "  | " lines
