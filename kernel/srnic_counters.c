@@ -87,6 +87,8 @@ struct srnic_qp_snapshot {
 	u32	srtt_us;
 	u32	rttvar_us;
 	u32	rto_ms;
+	u32	udp_sport;
+	u32	flow_label;
 };
 
 static void srnic_qp_snapshot(struct srnic_qp *qp, struct srnic_qp_snapshot *s)
@@ -103,6 +105,8 @@ static void srnic_qp_snapshot(struct srnic_qp *qp, struct srnic_qp_snapshot *s)
 	s->rttvar_us = qp->req.rttvar_us;
 	s->rto_ms = jiffies_to_msecs(srnic_req_timeout(qp));
 	spin_unlock_bh(&qp->req_lock);
+	s->udp_sport = READ_ONCE(qp->src_port);
+	s->flow_label = READ_ONCE(qp->flow_label);
 	spin_lock_bh(&qp->resp_lock);
 	s->epsn = qp->resp.epsn;
 	spin_unlock_bh(&qp->resp_lock);
@@ -113,7 +117,8 @@ static void srnic_qp_snapshot(struct srnic_qp *qp, struct srnic_qp_snapshot *s)
  * send, oldest unacknowledged), the responder's expected PSN, retries left,
  * READs/atomics in flight, go-back-N retransmissions, the pacing rate
  * (bytes/s, 0 = unpaced), the measured round trip and its variation (µs, 0
- * until measured) and the retransmit timeout they give (ms, 0 = none).
+ * until measured), the retransmit timeout they give (ms, 0 = none), and the
+ * UDP source port and (RC/UC) IPv6 flow label of the QP's packets.
  */
 static int srnic_fill_res_qp_entry(struct sk_buff *msg, struct ib_qp *ibqp)
 {
@@ -136,7 +141,9 @@ static int srnic_fill_res_qp_entry(struct sk_buff *msg, struct ib_qp *ibqp)
 	    rdma_nl_put_driver_u64(msg, "rate_bytes_per_sec", s.rate) ||
 	    rdma_nl_put_driver_u32(msg, "srtt_us", s.srtt_us) ||
 	    rdma_nl_put_driver_u32(msg, "rttvar_us", s.rttvar_us) ||
-	    rdma_nl_put_driver_u32(msg, "rto_ms", s.rto_ms))
+	    rdma_nl_put_driver_u32(msg, "rto_ms", s.rto_ms) ||
+	    rdma_nl_put_driver_u32_hex(msg, "udp_sport", s.udp_sport) ||
+	    rdma_nl_put_driver_u32_hex(msg, "flow_label", s.flow_label))
 		goto err_cancel;
 	nla_nest_end(msg, table);
 	return 0;

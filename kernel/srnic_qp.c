@@ -317,17 +317,27 @@ static int srnic_qp_alloc_rd(struct srnic_qp *qp, u32 count)
 	return 0;
 }
 
-/* UDP source port: constant per QP so that ECMP keeps its packets in order. */
+/*
+ * UDP source port and flow label, constant per QP so that ECMP keeps its
+ * packets on one path and in order. RC/UC: the AV's flow label, or when it
+ * has none the one derived from both QP numbers (so both ends of a QP pair
+ * use the same one, as the kernel's rdma_get_udp_sport() and hardware do);
+ * the port is folded from it into 0xC000-0xFFFF and IPv6 packets carry it.
+ * UD and GSI: one port per QP from its number, each AH's own flow label.
+ */
 static void srnic_qp_set_src_port(struct srnic_qp *qp)
 {
 	u32 fl = qp->av.flow_label;
 
 	if (qp->ibqp.qp_type == IB_QPT_RC || qp->ibqp.qp_type == IB_QPT_UC) {
-		qp->src_port = rdma_get_udp_sport(fl, srnic_qpn(qp),
+		if (!fl)
+			fl = rdma_calc_flow_label(srnic_qpn(qp),
 						  qp->attr.dest_qp_num);
+		WRITE_ONCE(qp->flow_label, fl);
+		WRITE_ONCE(qp->src_port, rdma_flow_label_to_udp_sport(fl));
 	} else {
-		qp->src_port = IB_ROCE_UDP_ENCAP_VALID_PORT_MIN +
-			       (hash_32(srnic_qpn(qp), 14) & 0x3fff);
+		WRITE_ONCE(qp->src_port, IB_ROCE_UDP_ENCAP_VALID_PORT_MIN +
+			   (hash_32(srnic_qpn(qp), 14) & 0x3fff));
 	}
 }
 

@@ -158,6 +158,7 @@ struct srnic_qp {
 	struct ib_qp_attr	attr;		/* as last modified */
 	bool			sq_sig_all;
 	u16			src_port;	/* UDP source port */
+	u32			flow_label;	/* RC/UC: IPv6 flow label, 0: the AV's */
 	struct srnic_av		av;		/* RC/UC: the path */
 	struct dst_cache	dst_cache;	/* RC/UC route cache */
 

@@ -338,7 +338,8 @@ int srnic_sched_xmit(struct srnic_qp *qp, const struct srnic_av *av,
 		kfree_skb(skb);
 		return -ENODEV;
 	}
-	return srnic_xmit(qp->sdev, qp, av, qp->src_port, tclass, skb, pad);
+	return srnic_xmit(qp->sdev, qp, av, READ_ONCE(qp->src_port), tclass, skb,
+			  pad);
 }
 
 /**

@@ -201,16 +201,20 @@ static void srnic_push_ip4(struct sk_buff *skb, const struct srnic_av *av,
 	skb->protocol = htons(ETH_P_IP);
 }
 
-static void srnic_push_ip6(struct sk_buff *skb, const struct srnic_av *av,
+static void srnic_push_ip6(struct sk_buff *skb, const struct srnic_qp *qp,
+			   const struct srnic_av *av,
 			   const struct in6_addr *saddr, u8 tclass)
 {
+	/* an RC/UC QP's own (srnic_qp_set_src_port()), else the AV's */
+	u32 fl = (qp ? READ_ONCE(qp->flow_label) : 0) ?: av->flow_label;
+
 	struct ipv6hdr *ip6h;
 	unsigned int payload = skb->len;
 
 	__skb_push(skb, sizeof(*ip6h));
 	skb_reset_network_header(skb);
 	ip6h = ipv6_hdr(skb);
-	ip6_flow_hdr(ip6h, tclass, htonl(av->flow_label));
+	ip6_flow_hdr(ip6h, tclass, htonl(fl));
 	ip6h->payload_len = htons(payload);
 	ip6h->nexthdr = IPPROTO_UDP;
 	ip6h->hop_limit = av->hop_limit ?: IPV6_DEFAULT_HOPLIMIT;
@@ -285,7 +289,7 @@ int srnic_xmit(struct srnic_dev *sdev, struct srnic_qp *qp,
 		dst = srnic_route6(net, qp, av, &saddr);
 		if (IS_ERR(dst))
 			goto err_route;
-		srnic_push_ip6(skb, av, &saddr, tclass);
+		srnic_push_ip6(skb, qp, av, &saddr, tclass);
 	}
 	skb_dst_set(skb, dst);
 	skb->dev = dst->dev;

@@ -25,6 +25,17 @@
                                     MigReq 0, reserved bits 0, default
                                     P_Key, PadCnt = -payload mod 4; prints
                                     the fields table too
+  roce_pcap.py entropy FILE [--until-cm]
+                                    exit 1 unless every RC packet's UDP
+                                    source port, and on IPv6 its flow
+                                    label, is its QP pair's (the kernel's
+                                    rdma_get_udp_sport() with no flow label
+                                    in the AV: from both QP numbers; the
+                                    pair found by the port, which both ends
+                                    share); needs packets both ways.
+                                    --until-cm: stop at the first packet
+                                    to QP1 (RDMA-CM sets flow labels of its
+                                    own, hidden in IPv4)
 
 MAC defaults to 52:54:00:77:00:01 (guest a of `vmrun --pair`). Capture
 timestamps are taken when the capture reads a frame, so they are only
@@ -101,13 +112,24 @@ def frames(path):
 
 
 def parse(d):
-    """The RoCEv2 fields of an Ethernet/IPv4/UDP 4791 frame, or None."""
-    if len(d) < 54 or d[12:14] != b'\x08\x00' or d[23] != 17:
+    """The RoCEv2 fields of an Ethernet/IPv4 or IPv6/UDP 4791 frame, or None.
+    IPv6 has no fragment fields: its packets read as DF set, ID 0."""
+    if len(d) >= 54 and d[12:14] == b'\x08\x00' and d[23] == 17:
+        ihl = (d[14] & 15) * 4
+        ip = d[14:14 + ihl]
+        ipf = dict(v6=False, flow=0, tos=ip[1], ttl=ip[8],
+                   frag=struct.unpack('>H', ip[6:8])[0],
+                   ipid=struct.unpack('>H', ip[4:6])[0])
+        off = 14 + ihl
+    elif len(d) >= 74 and d[12:14] == b'\x86\xdd' and d[20] == 17:
+        w, = struct.unpack('>I', d[14:18])
+        ipf = dict(v6=True, flow=w & 0xfffff, tos=(w >> 20) & 0xff,
+                   ttl=d[21], frag=0x4000, ipid=0)
+        off = 54
+    else:
         return None
-    ihl = (d[14] & 15) * 4
-    ip = d[14:14 + ihl]
-    u = d[14 + ihl:22 + ihl]
-    b = d[22 + ihl:]
+    u = d[off:off + 8]
+    b = d[off + 8:]
     sport, dport, ulen, csum = struct.unpack('>HHHH', u)
     if dport != 4791 or len(b) < 12:
         return None
@@ -115,8 +137,7 @@ def parse(d):
     p = dict(op=op, flags=fl, pad=(fl >> 4) & 3, pkey=pkey,
              b4=qpn >> 24, qpn=qpn & 0xffffff, ackreq=apsn >> 31,
              apsn_resv=(apsn >> 24) & 0x7f, psn=apsn & 0xffffff,
-             tos=ip[1], ttl=ip[8], frag=struct.unpack('>H', ip[6:8])[0],
-             ipid=struct.unpack('>H', ip[4:6])[0], sport=sport, csum=csum)
+             sport=sport, csum=csum, **ipf)
     rest = b[12:]
     paylen = ulen - 8 - 12 - 4 - p['pad']
     ext = ''
@@ -217,13 +238,68 @@ def check(path, mac):
     return 0 if n and not bad else 1
 
 
+def calc_flow_label(lqpn, rqpn):
+    """The flow label of an RC/UC QP pair whose AV has none: the kernel's
+    rdma_calc_flow_label() (include/rdma/ib_verbs.h), the same from both
+    ends."""
+    fl = lqpn * rqpn
+    fl ^= fl >> 20
+    fl ^= fl >> 40
+    return fl & 0xfffff
+
+
+def flow_label_to_sport(fl):
+    """rdma_flow_label_to_udp_sport(): 20 bits folded into 0xC000-0xFFFF."""
+    return ((fl & 0x3fff) ^ ((fl & 0xfc000) >> 14)) | 0xc000
+
+
+def entropy(path, until_cm=False):
+    """Every RC packet's UDP source port (and on IPv6 its flow label) is the
+    one of its QP pair, from both QP numbers: a packet's pair is found among
+    the destination QPs of the other packets with the same source port (its
+    peer's packets, ACKs included, carry the same port). until_cm: only the
+    packets before the first to QP1 (RDMA-CM's MADs): rdma_cm gives the QPs
+    it connects a flow label of its own (a hash of the port numbers), which
+    IPv4 packets do not show."""
+    dests = collections.defaultdict(set)
+    pkts = []
+    for _, d in frames(path):
+        p = parse(d)
+        if p and until_cm and p['qpn'] == 1:
+            break
+        if p and p['op'] < 0x20:
+            dests[p['sport']].add(p['qpn'])
+            pkts.append(p)
+    bad = collections.Counter()
+    for p in pkts:
+        fls = [calc_flow_label(p['qpn'], q) for q in dests[p['sport']]
+               if q != p['qpn']]
+        if not any(flow_label_to_sport(fl) == p['sport'] and
+                   (not p['v6'] or p['flow'] == fl) for fl in fls):
+            bad['qp %#x sport %#x flow %#x' % (p['qpn'], p['sport'],
+                                               p['flow'])] += 1
+    pairs = {(min(p['qpn'], q), max(p['qpn'], q), p['sport'])
+             for p in pkts for q in dests[p['sport']] if q != p['qpn']}
+    for a, b, sport in sorted(pairs):
+        print('roce_pcap entropy: QPs %#x <-> %#x: sport %#x, flow label %#x'
+              % (a, b, sport, calc_flow_label(a, b)))
+    for what, count in sorted(bad.items()):
+        print('roce_pcap entropy: %d packets not from their pair: %s'
+              % (count, what))
+    print('roce_pcap entropy: %d RC packets (%d IPv6), %d with a deviation'
+          % (len(pkts), sum(p['v6'] for p in pkts), sum(bad.values())))
+    return 0 if pkts and not bad else 1
+
+
 def main():
     if len(sys.argv) < 3 or sys.argv[1] not in ('capture', 'decode', 'fields',
-                                                 'check'):
+                                                 'check', 'entropy'):
         sys.exit(__doc__)
     if sys.argv[1] == 'capture':
         capture(sys.argv[2], sys.argv[3])
         return
+    if sys.argv[1] == 'entropy':
+        sys.exit(entropy(sys.argv[2], sys.argv[3:] == ['--until-cm']))
     mac = bytes.fromhex((sys.argv[3] if len(sys.argv) > 3 else
                          '52:54:00:77:00:01').replace(':', ''))
     if sys.argv[1] == 'check':

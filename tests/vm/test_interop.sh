@@ -421,6 +421,8 @@ t_kernel_clean "guest a: no kernel warnings"
 if [ -n "$PCAP" ] && [ "$DEV" = srnic0 ]; then
 	t_check "srnic's packets on the wire: UDP sport >= 0xC000, csum 0, DF, BTH TVer/MigReq/reserved 0, P_Key, pad" \
 		/usr/bin/python3 tests/vm/roce_pcap.py check "$PCAP"
+	t_check "RC packets both ways before RDMA-CM: UDP source port from the QP pair's numbers (srnic and rxe agree)" \
+		/usr/bin/python3 tests/vm/roce_pcap.py entropy "$PCAP" --until-cm
 fi
 if ! final=$(await b.final 300); then
 	t_fail "guest b reported its checks" "no answer"

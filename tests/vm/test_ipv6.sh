@@ -15,7 +15,10 @@
 # tool's own verdict (pingpong -c and rping -V verify the data), srnic's
 # packet counters, and the namespaces' UDP-over-IPv6 counters (Udp6 in
 # /proc/net/snmp6) moving with the traffic while UDP over IPv4 stays still:
-# the RoCE packets really were IPv6.
+# the RoCE packets really were IPv6. A capture of vethA during the RC tools
+# checks each RC packet's UDP source port and IPv6 flow label: both from its
+# QP pair's numbers (roce_pcap.py entropy), as the kernel's
+# rdma_get_udp_sport() and hardware derive them.
 set -u
 cd "$(dirname "$0")/../.." || exit 1
 # shellcheck source=tests/vm/lib.sh
@@ -68,6 +71,13 @@ u6a0=$(snmp nsA snmp6 Udp6InDatagrams)
 u6b0=$(snmp nsB snmp6 Udp6InDatagrams)
 u4a0=$(snmp nsA snmp InDatagrams)
 
+# vethA captured for the RC tools (perftest and pingpong set no flow label)
+PCAP=/tmp/ipv6.pcap
+rm -f "$PCAP"
+bg_start PCAP_PID ip netns exec nsA /usr/bin/python3 tests/vm/roce_pcap.py \
+	capture vethA "$PCAP"
+settle test -f "$PCAP"
+
 pair "ibv_rc_pingpong over IPv6, 4 KiB x 200, data checked" \
 	ibv_rc_pingpong -d srnic0 -g "$G0" -n 200 -s 4096 -c -- \
 	ibv_rc_pingpong -d srnic1 -g "$G1" -n 200 -s 4096 -c 10.99.0.1
@@ -81,6 +91,11 @@ for ts in ib_write_bw:4096 ib_write_bw:1048576 ib_read_bw:4096 ib_read_bw:104857
 		"$t" -d srnic0 -x "$G0" -s "$s" -n "$n" -F -- \
 		"$t" -d srnic1 -x "$G1" -s "$s" -n "$n" -F 10.99.0.1
 done
+bg_stop "$PCAP_PID"
+t_check "RC packets on the wire: UDP source port and IPv6 flow label from the QP pair's numbers" \
+	/usr/bin/python3 tests/vm/roce_pcap.py entropy "$PCAP"
+t_check "the captured RC packets were IPv6 (flow label checked)" \
+	bash -c "/usr/bin/python3 tests/vm/roce_pcap.py entropy '$PCAP' | grep -Eq ' ([1-9][0-9]*) RC packets \\(\\1 IPv6\\)'"
 
 PAIR_READY=pair_cm_listening
 pair "rping (RDMA-CM) to fd99::1, 100 x 1 KiB, data verified" \

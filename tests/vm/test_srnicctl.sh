@@ -32,17 +32,21 @@ mountpoint -q /sys/kernel/tracing || mount -t tracefs nodev /sys/kernel/tracing
 OUT=$(mktemp -d)
 ctl() { "$CTL" "$@"; }
 # jq-like checks: py 'EXPR' FILE evaluates EXPR with j = the JSON in FILE
-# (for top, the list of per-interval arrays); exit 0 iff it is true.
+# (for top, the list of per-interval arrays) and r = tests/vm/roce_pcap.py;
+# exit 0 iff it is true.
 py() {
 	python3 - "$1" "$2" <<-'PYEOF'
 	import json, sys
+	sys.path.insert(0, "tests/vm")
+	import roce_pcap
 	expr, path = sys.argv[1], sys.argv[2]
 	text = open(path).read()
 	try:
 	    j = json.loads(text)
 	except ValueError:
 	    j = [json.loads(line) for line in text.splitlines() if line.strip()]
-	ok = eval(expr, {"j": j, "any": any, "all": all, "sum": sum, "len": len})
+	ok = eval(expr, {"j": j, "r": roce_pcap, "any": any, "all": all, "sum": sum,
+	                 "len": len})
 	if not ok:
 	    print("JSON was (%d documents):" % len(j), text[:3000])
 	sys.exit(0 if ok else 1)
@@ -164,6 +168,9 @@ top_during "ib_write_bw 6 s under top" -s 65536 -D 6
 wait "$qpid"
 t_check "qp show: RC QPs with srnic's driver attributes (sq_psn, epsn, rate)" py \
 	'any(q["type"] == "RC" and q["state"] == "RTS" and "sq_psn" in q["driver"] and "epsn" in q["driver"] and any(k.startswith("rate") for k in q["driver"]) for q in j)' \
+	"$OUT/qp.json"
+t_check "qp show: each connected RC QP's udp_sport and flow_label are its pair's (rdma_get_udp_sport)" py \
+	'len([q for q in j if q["type"] == "RC" and q.get("rqpn")]) > 0 and all(q["driver"]["flow_label"] == r.calc_flow_label(q["lqpn"], q["rqpn"]) and q["driver"]["udp_sport"] == r.flow_label_to_sport(q["driver"]["flow_label"]) for q in j if q["type"] == "RC" and q.get("rqpn"))' \
 	"$OUT/qp.json"
 t_check "top: per-QP tx bytes move on srnic1, rx bytes on srnic0" py \
 	'sum(r["tx_bytes"] for iv in j for r in iv if r["dev"] == "srnic1") > 1000000 and sum(r["rx_bytes"] for iv in j for r in iv if r["dev"] == "srnic0") > 1000000' \
