@@ -15,6 +15,8 @@
  *            per QP)
  *   traffic  pairs 0, N-1 and every EVERY-th: a 256-byte SEND from DEV0's QP
  *            to DEV1's and a 256-byte RDMA WRITE back, each byte compared
+ *   (hold)   with QP_SCALE_HOLD=FILE set: FILE created, then wait until
+ *            it is removed (see hold())
  *   destroy  ibv_destroy_qp of both QPs of each pair
  * Kernel memory (/proc/meminfo Slab + VmallocUsed + Percpu + PageTables) is
  * read before the first bucket and after each bucket of create and connect:
@@ -31,6 +33,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include "vtest.h"
 
@@ -371,6 +374,30 @@ static int limit(const char *dev, const char *kind, long expect)
 	return fails ? 1 : 0;
 }
 
+/*
+ * QP_SCALE_HOLD=FILE: with every QP connected and idle, create FILE and wait
+ * until it is removed (a benchmark measures traffic beside the idle QPs
+ * meanwhile), then destroy them. The caller bounds the wait.
+ */
+static void hold(void)
+{
+	const char *path = getenv("QP_SCALE_HOLD");
+	FILE *f;
+
+	if (!path)
+		return;
+	f = fopen(path, "w");
+	if (!f) {
+		bad("hold", "%s: %s", path, strerror(errno));
+		return;
+	}
+	fclose(f);
+	printf("qp_scale: holding the QPs until %s is removed\n", path);
+	fflush(stdout);
+	while (!access(path, F_OK))
+		usleep(100000);
+}
+
 int main(int argc, char **argv)
 {
 	long i, b, nb, created = 0, connected = 0, t0, sent = 0, slot = 0;
@@ -493,6 +520,7 @@ int main(int argc, char **argv)
 	if (connected == npairs && sent == slot)
 		ok("sampled traffic: SEND and WRITE data verified");
 	printf("{\"phase\":\"traffic\",\"pairs\":%ld}\n", sent);
+	hold();
 
 	for (b = 0; b * bucket < created; b++) {
 		long to = b * bucket + bucket < created ?
