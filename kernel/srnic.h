@@ -73,6 +73,16 @@
 
 #define SRNIC_ROCE_V2_PORT	SRNIC_ROCE_V2_UDP_PORT
 
+/*
+ * Re-pathing: the largest repath_timeouts (sysfs), and the most re-paths
+ * one stall of an RC QP may take before its timeouts count against
+ * retry_cnt again (a peer that is gone still fails, later: on a fabric of
+ * two paths each way a re-path finds a working pair with chance 1/4, and
+ * (3/4)^32 < 0.01 %).
+ */
+#define SRNIC_REPATH_TIMEOUTS_MAX	16
+#define SRNIC_REPATH_MAX		32
+
 /* Device limits reported by query_device. */
 #define SRNIC_VENDOR_ID		0xffffff	/* no IEEE OUI: software device */
 #define SRNIC_VENDOR_PART_ID	0x5352		/* "SR" */
@@ -187,6 +197,7 @@ struct srnic_dev {
 	struct srnic_mcast	mcast;
 	struct srnic_dcqcn_params dcqcn;
 	struct srnic_dcqcn_sysfs dcqcn_sysfs;
+	u32			repath_timeouts; /* 0: off; sysfs srnic/ */
 };
 
 static inline struct srnic_dev *to_srnic_dev(struct ib_device *ibdev)

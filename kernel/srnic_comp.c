@@ -134,7 +134,7 @@ static void srnic_comp_ack_psn(struct srnic_qp *qp, u32 psn)
 	}
 	if (srnic_psn_cmp(srnic_psn_add(psn, 1), qp->req.acked_psn) > 0) {
 		qp->req.acked_psn = srnic_psn_add(psn, 1);
-		qp->req.retry_left = qp->attr.retry_cnt;
+		srnic_req_progress(qp);
 		qp->req.rnr_retry_left = qp->attr.rnr_retry;
 	}
 }
@@ -409,7 +409,7 @@ static bool srnic_comp_read_ahead(struct srnic_qp *qp,
 	srnic_ooo_set(&qp->req.ooo, d);
 	srnic_count(qp->sdev, SRNIC_CNT_READ_RESP_OOO);
 	/* Forward progress: the retry budget counts timeouts without. */
-	qp->req.retry_left = qp->attr.retry_cnt;
+	srnic_req_progress(qp);
 	if (srnic_psn_cmp(pkt->psn, wqe->last_psn) == 0)
 		srnic_comp_read_gap(qp, wqe, pkt->psn, pmtu);
 	return false;
@@ -450,7 +450,7 @@ static bool srnic_comp_read_resp(struct srnic_qp *qp, struct srnic_pkt *pkt)
 	n = srnic_ooo_advance(&qp->req.ooo, pkt->psn, true);
 	wqe->acked_bytes = min_t(u64, wqe->length, (u64)off + (u64)n * pmtu);
 	/* Forward progress: the retry budget counts timeouts without. */
-	qp->req.retry_left = qp->attr.retry_cnt;
+	srnic_req_progress(qp);
 	if (wqe->acked_bytes == wqe->length) {
 		wqe->state = SRNIC_WQE_DONE;
 		qp->req.rd_outstanding--;

@@ -52,6 +52,7 @@ static const struct rdma_stat_desc srnic_counter_descs[] = {
 	[SRNIC_CNT_WQE_FORMAT_ERR].name = "wqe_format_errors",
 	[SRNIC_CNT_ACK_OUT_OF_WINDOW].name = "ack_out_of_window",
 	[SRNIC_CNT_TX_HANDOVER].name = "tx_handovers",
+	[SRNIC_CNT_REPATHS].name = "repaths",
 };
 
 static struct rdma_hw_stats *
@@ -89,6 +90,7 @@ struct srnic_qp_snapshot {
 	u32	rto_ms;
 	u32	udp_sport;
 	u32	flow_label;
+	u32	repaths;
 };
 
 static void srnic_qp_snapshot(struct srnic_qp *qp, struct srnic_qp_snapshot *s)
@@ -107,6 +109,7 @@ static void srnic_qp_snapshot(struct srnic_qp *qp, struct srnic_qp_snapshot *s)
 	spin_unlock_bh(&qp->req_lock);
 	s->udp_sport = READ_ONCE(qp->src_port);
 	s->flow_label = READ_ONCE(qp->flow_label);
+	s->repaths = READ_ONCE(qp->repaths);
 	spin_lock_bh(&qp->resp_lock);
 	s->epsn = qp->resp.epsn;
 	spin_unlock_bh(&qp->resp_lock);
@@ -118,7 +121,8 @@ static void srnic_qp_snapshot(struct srnic_qp *qp, struct srnic_qp_snapshot *s)
  * READs/atomics in flight, go-back-N retransmissions, the pacing rate
  * (bytes/s, 0 = unpaced), the measured round trip and its variation (µs, 0
  * until measured), the retransmit timeout they give (ms, 0 = none), and the
- * UDP source port and (RC/UC) IPv6 flow label of the QP's packets.
+ * UDP source port and (RC/UC) IPv6 flow label of the QP's packets, and how
+ * often it re-pathed (took a new port: srnic_qp_repath()).
  */
 static int srnic_fill_res_qp_entry(struct sk_buff *msg, struct ib_qp *ibqp)
 {
@@ -143,7 +147,8 @@ static int srnic_fill_res_qp_entry(struct sk_buff *msg, struct ib_qp *ibqp)
 	    rdma_nl_put_driver_u32(msg, "rttvar_us", s.rttvar_us) ||
 	    rdma_nl_put_driver_u32(msg, "rto_ms", s.rto_ms) ||
 	    rdma_nl_put_driver_u32_hex(msg, "udp_sport", s.udp_sport) ||
-	    rdma_nl_put_driver_u32_hex(msg, "flow_label", s.flow_label))
+	    rdma_nl_put_driver_u32_hex(msg, "flow_label", s.flow_label) ||
+	    rdma_nl_put_driver_u32(msg, "repaths", s.repaths))
 		goto err_cancel;
 	nla_nest_end(msg, table);
 	return 0;

@@ -52,6 +52,7 @@ enum srnic_counter {
 	SRNIC_CNT_WQE_FORMAT_ERR,	/* malformed WQEs completed in error */
 	SRNIC_CNT_ACK_OUT_OF_WINDOW,	/* responses for PSNs not outstanding */
 	SRNIC_CNT_TX_HANDOVER,		/* TX runs handed to the owner CPU */
+	SRNIC_CNT_REPATHS,		/* RC QPs moved to a new UDP source port */
 	SRNIC_CNT_MAX
 };
 

@@ -149,7 +149,9 @@ static void srnic_dealloc_driver(struct ib_device *ibdev)
 	ibdev_dbg(ibdev, "deallocated\n");
 }
 
-/* sysfs: /sys/class/infiniband/<dev>/srnic/{version,netdev} */
+/*
+ * sysfs: /sys/class/infiniband/<dev>/srnic/{version,netdev,repath_timeouts}
+ */
 static ssize_t version_show(struct device *device,
 			    struct device_attribute *attr, char *buf)
 {
@@ -166,9 +168,41 @@ static ssize_t netdev_show(struct device *device,
 }
 static DEVICE_ATTR_RO(netdev);
 
+/*
+ * Re-pathing (srnic_req_repath()): after this many retransmit timeouts in a
+ * row without progress an RC QP takes a new UDP source port; 0 (default):
+ * never. Read without a lock by the data path.
+ */
+static ssize_t repath_timeouts_show(struct device *device,
+				    struct device_attribute *attr, char *buf)
+{
+	struct srnic_dev *sdev = to_srnic_dev(rdma_device_to_ibdev(device));
+
+	return sysfs_emit(buf, "%u\n", READ_ONCE(sdev->repath_timeouts));
+}
+
+static ssize_t repath_timeouts_store(struct device *device,
+				     struct device_attribute *attr,
+				     const char *buf, size_t count)
+{
+	struct srnic_dev *sdev = to_srnic_dev(rdma_device_to_ibdev(device));
+	u32 v;
+	int err;
+
+	err = kstrtou32(buf, 0, &v);
+	if (err)
+		return err;
+	if (v > SRNIC_REPATH_TIMEOUTS_MAX)
+		return -ERANGE;
+	WRITE_ONCE(sdev->repath_timeouts, v);
+	return count;
+}
+static DEVICE_ATTR_RW(repath_timeouts);
+
 static struct attribute *srnic_dev_attrs[] = {
 	&dev_attr_version.attr,
 	&dev_attr_netdev.attr,
+	&dev_attr_repath_timeouts.attr,
 	NULL,
 };
 

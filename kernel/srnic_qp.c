@@ -166,6 +166,7 @@ static void srnic_qp_init_fields(struct srnic_qp *qp, struct srnic_dev *sdev,
 	spin_lock_init(&qp->rq_lock);
 	spin_lock_init(&qp->req_lock);
 	spin_lock_init(&qp->resp_lock);
+	spin_lock_init(&qp->path_lock);
 	qp->state = IB_QPS_RESET;
 	qp->sq_sig_all = init->sq_sig_type == IB_SIGNAL_ALL_WR;
 	qp->scq = to_srnic_cq(init->send_cq);
@@ -318,30 +319,6 @@ static int srnic_qp_alloc_rd(struct srnic_qp *qp, u32 count)
 }
 
 /*
- * UDP source port and flow label, constant per QP so that ECMP keeps its
- * packets on one path and in order. RC/UC: the AV's flow label, or when it
- * has none the one derived from both QP numbers (so both ends of a QP pair
- * use the same one, as the kernel's rdma_get_udp_sport() and hardware do);
- * the port is folded from it into 0xC000-0xFFFF and IPv6 packets carry it.
- * UD and GSI: one port per QP from its number, each AH's own flow label.
- */
-static void srnic_qp_set_src_port(struct srnic_qp *qp)
-{
-	u32 fl = qp->av.flow_label;
-
-	if (qp->ibqp.qp_type == IB_QPT_RC || qp->ibqp.qp_type == IB_QPT_UC) {
-		if (!fl)
-			fl = rdma_calc_flow_label(srnic_qpn(qp),
-						  qp->attr.dest_qp_num);
-		WRITE_ONCE(qp->flow_label, fl);
-		WRITE_ONCE(qp->src_port, rdma_flow_label_to_udp_sport(fl));
-	} else {
-		WRITE_ONCE(qp->src_port, IB_ROCE_UDP_ENCAP_VALID_PORT_MIN +
-			   (hash_32(srnic_qpn(qp), 14) & 0x3fff));
-	}
-}
-
-/*
  * Consume the entries of a FROM_USER ring there are now: bounded, however
  * fast the user keeps producing.
  */
@@ -467,7 +444,7 @@ static void srnic_modify_qp_apply(struct srnic_qp *qp, struct ib_qp_attr *attr,
 	 * result is the same as at the last AV/DEST_QPN change.
 	 */
 	if (mask & (IB_QP_AV | IB_QP_DEST_QPN | IB_QP_STATE))
-		srnic_qp_set_src_port(qp);
+		srnic_qp_set_path(qp);
 
 	if (mask & IB_QP_RQ_PSN) {
 		spin_lock_bh(&qp->resp_lock);

@@ -144,6 +144,9 @@ struct srnic_rd_atomic {
  * @req_lock: protects the requester/completer state (@req); both run under
  *	it, from the tx work item, the receive softirq and the timers
  * @resp_lock: protects the responder state (@resp)
+ * @path_lock: innermost; protects the writers of @src_port, @flow_label,
+ *	@peer_sport and @repaths (srnic_qp_core.c); the data path reads the
+ *	first two without it (READ_ONCE)
  */
 struct srnic_qp {
 	struct ib_qp		ibqp;
@@ -157,8 +160,11 @@ struct srnic_qp {
 	enum ib_qp_state	state;
 	struct ib_qp_attr	attr;		/* as last modified */
 	bool			sq_sig_all;
+	spinlock_t		path_lock;	/* see above */
 	u16			src_port;	/* UDP source port */
 	u32			flow_label;	/* RC/UC: IPv6 flow label, 0: the AV's */
+	u16			peer_sport;	/* RC: the peer's, last seen */
+	u32			repaths;	/* RC: new source ports taken */
 	struct srnic_av		av;		/* RC/UC: the path */
 	struct dst_cache	dst_cache;	/* RC/UC route cache */
 
@@ -221,6 +227,12 @@ struct srnic_qp {
 		u64		rtt_start_ns;	/* when it was sent */
 		u32		srtt_us;
 		u32		rttvar_us;
+		/*
+		 * Re-pathing (srnic_req_repath()): timeouts and re-paths
+		 * since the last forward progress.
+		 */
+		u8		stall_timeouts;
+		u8		stall_repaths;
 	} req;
 	struct timer_list	retrans_timer;
 	struct timer_list	rnr_timer;
@@ -363,6 +375,9 @@ struct srnic_qp *srnic_qp_get(struct srnic_dev *sdev, u32 qpn);
 void srnic_qp_put(struct srnic_qp *qp);
 void srnic_qp_error(struct srnic_qp *qp);
 void srnic_qp_flush(struct srnic_qp *qp);
+void srnic_qp_set_path(struct srnic_qp *qp);
+void srnic_qp_repath(struct srnic_qp *qp);
+void srnic_qp_peer_sport(struct srnic_qp *qp, u16 sport, u32 flow_label);
 
 static inline enum ib_qp_state srnic_qp_state(struct srnic_qp *qp)
 {

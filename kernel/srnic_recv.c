@@ -20,6 +20,7 @@
 #include <linux/ipv6.h>
 #include <linux/udp.h>
 #include <net/addrconf.h>
+#include <net/ipv6.h>
 
 #include "srnic.h"
 #include "srnic_trace.h"
@@ -123,6 +124,9 @@ static int srnic_recv_parse(struct srnic_dev *sdev, struct sk_buff *skb,
 	pkt->paylen = len - hdr_len - pad - SRNIC_ICRC_LEN;
 	pkt->ackreq = srnic_bth_ackreq(bth);
 	pkt->se = srnic_bth_se(bth);
+	pkt->sport = ntohs(udp_hdr(skb)->source);
+	if (ip_hdr(skb)->version == 6)
+		pkt->flow_label = ntohl(ip6_flowlabel(ipv6_hdr(skb)));
 	if (pkt->paylen && !(info->flags & SRNIC_OPF_PAYLOAD))
 		return SRNIC_CNT_RX_BAD_HDR;
 	srnic_recv_ext_hdrs(pkt, info->flags);
@@ -152,6 +156,11 @@ static void srnic_recv_dispatch(struct srnic_dev *sdev, struct srnic_pkt *pkt)
 		goto put;
 	}
 	srnic_cnp_np_rcv(qp, pkt);		/* DCQCN: CE mark -> CNP */
+	/* re-pathing on: follow the peer's moves (srnic_qp_peer_sport()) */
+	if (qp->ibqp.qp_type == IB_QPT_RC &&
+	    READ_ONCE(sdev->repath_timeouts) &&
+	    READ_ONCE(qp->peer_sport) != pkt->sport)
+		srnic_qp_peer_sport(qp, pkt->sport, pkt->flow_label);
 	if (info->flags & SRNIC_OPF_REQ) {
 		srnic_resp_rcv(qp, pkt);
 	} else if (info->flags & SRNIC_OPF_RESP) {

@@ -1184,6 +1184,30 @@ int srnic_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 	return err;
 }
 
+/*
+ * Re-pathing (protective load balancing): after the device's
+ * repath_timeouts timeouts in a row without progress, an RC QP moves to a
+ * new UDP source port, which ECMP may hash onto another path; a timeout
+ * that does so does not use up retry_cnt, at most SRNIC_REPATH_MAX times a
+ * stall (srnic_req_progress() ends one). Returns whether it re-pathed.
+ */
+static bool srnic_req_repath(struct srnic_qp *qp)
+{
+	u32 n = READ_ONCE(qp->sdev->repath_timeouts);
+
+	lockdep_assert_held(&qp->req_lock);
+	if (!n || qp->ibqp.qp_type != IB_QPT_RC)
+		return false;
+	if (++qp->req.stall_timeouts < n)
+		return false;
+	qp->req.stall_timeouts = 0;
+	if (qp->req.stall_repaths >= SRNIC_REPATH_MAX)
+		return false;
+	qp->req.stall_repaths++;
+	srnic_qp_repath(qp);
+	return true;
+}
+
 void srnic_req_retrans_timer(struct timer_list *t)
 {
 	struct srnic_qp *qp = timer_container_of(qp, t, retrans_timer);
@@ -1195,14 +1219,17 @@ void srnic_req_retrans_timer(struct timer_list *t)
 		return;
 	}
 	srnic_count(qp->sdev, SRNIC_CNT_RETRANS_TIMEOUTS);
-	if (qp->req.retry_left == 0) {
-		srnic_comp_fail_oldest(qp, IB_WC_RETRY_EXC_ERR);
-		srnic_count(qp->sdev, SRNIC_CNT_RETRY_EXCEEDED);
-		spin_unlock_bh(&qp->req_lock);
-		srnic_qp_error(qp);
-		return;
+	/* a timeout that takes a new path does not use up retry_cnt */
+	if (!srnic_req_repath(qp)) {
+		if (qp->req.retry_left == 0) {
+			srnic_comp_fail_oldest(qp, IB_WC_RETRY_EXC_ERR);
+			srnic_count(qp->sdev, SRNIC_CNT_RETRY_EXCEEDED);
+			spin_unlock_bh(&qp->req_lock);
+			srnic_qp_error(qp);
+			return;
+		}
+		qp->req.retry_left--;
 	}
-	qp->req.retry_left--;
 	if (qp->req.rto_shift < SRNIC_REQ_BACKOFF_MAX)
 		qp->req.rto_shift++;
 	qp->req.need_retry = true;

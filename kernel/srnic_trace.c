@@ -91,4 +91,11 @@ SRNIC_PROBE_FIELD(wqe_done, status);
 SRNIC_PROBE_FIELD(wqe_done, opcode);
 SRNIC_PROBE_FIELD(wqe_done, is_recv);
 SRNIC_PROBE_END(wqe_done, is_recv);
+
+SRNIC_PROBE_FIELD(repath, dev);
+SRNIC_PROBE_FIELD(repath, qpn);
+SRNIC_PROBE_FIELD(repath, old_sport);
+SRNIC_PROBE_FIELD(repath, new_sport);
+SRNIC_PROBE_FIELD(repath, cause);
+SRNIC_PROBE_END(repath, cause);
 #endif /* TRACEPOINTS_ENABLED */

@@ -270,6 +270,30 @@ TRACE_EVENT(srnic_wqe_done,
 		      srnic_show_wc_status(__entry->status))
 );
 
+/*
+ * An RC QP's packets move to a new UDP source port (re-pathing): after
+ * timeouts without progress, or following its peer's move.
+ */
+TRACE_EVENT(srnic_repath,
+	    TP_PROTO(u32 dev, u32 qpn, u16 old_sport, u16 new_sport, u8 cause),
+	    TP_ARGS(dev, qpn, old_sport, new_sport, cause),
+	    TP_STRUCT__entry(__field(u32, dev)
+			     __field(u32, qpn)
+			     __field(u16, old_sport)
+			     __field(u16, new_sport)
+			     __field(u8, cause)),
+	    TP_fast_assign(__entry->dev = dev;
+			   __entry->qpn = qpn;
+			   __entry->old_sport = old_sport;
+			   __entry->new_sport = new_sport;
+			   __entry->cause = cause;),
+	    TP_printk("dev=%u qpn=%u sport=0x%04x->0x%04x cause=%s",
+		      __entry->dev, __entry->qpn, __entry->old_sport,
+		      __entry->new_sport,
+		      __print_symbolic(__entry->cause, { 0, "timeout" },
+				       { 1, "peer" }))
+);
+
 #endif /* SRNIC_TRACE_H */
 
 /* Out-of-tree module: define_trace.h finds this file through -I kernel/. */

@@ -30,6 +30,18 @@ int srnic_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 		    const struct ib_recv_wr **bad_wr);
 void srnic_resp_rcv(struct srnic_qp *qp, struct srnic_pkt *pkt);
 
+/*
+ * Forward progress of the requester (an ACK or response moved it on): the
+ * retry budget and re-pathing count timeouts without it.
+ */
+static inline void srnic_req_progress(struct srnic_qp *qp)
+{
+	lockdep_assert_held(&qp->req_lock);
+	qp->req.retry_left = qp->attr.retry_cnt;
+	qp->req.stall_timeouts = 0;
+	qp->req.stall_repaths = 0;
+}
+
 /* srnic_comp.c: completer */
 void srnic_comp_rcv(struct srnic_qp *qp, struct srnic_pkt *pkt);
 bool srnic_comp_retire(struct srnic_qp *qp);

@@ -33,7 +33,7 @@ W=$(mktemp -d)
 T=/sys/kernel/tracing
 mountpoint -q "$T" || mount -t tracefs nodev "$T"
 EVENTS="srnic_pkt_tx srnic_pkt_rx srnic_retransmit srnic_nak srnic_cnp
-srnic_rate srnic_qp_state srnic_wqe_post srnic_wqe_done"
+srnic_rate srnic_qp_state srnic_wqe_post srnic_wqe_done srnic_repath"
 
 # snap S / delta S DEV COUNTER (lib.sh): every counter of both devices
 # ge NAME A B, gt NAME A B: assert A >= B, A > B (an empty A fails)

@@ -20,6 +20,7 @@
  *   srnic_qp_state     a QP state transition
  *   srnic_wqe_post     the requester takes a send WQE from the send queue
  *   srnic_wqe_done     a completion is posted (status != 0: error completion)
+ *   srnic_repath       an RC QP's packets move to a new UDP source port
  *
  * @dev is the ib_device index (as in `rdma dev`), @qpn the local QP number.
  */
@@ -36,6 +37,12 @@ enum srnic_retx_cause {
 	SRNIC_RETX_SEQ_NAK	= 1,	/* PSN sequence error NAK received */
 	SRNIC_RETX_RNR_NAK	= 2,	/* RNR NAK timer expired */
 	SRNIC_RETX_READ_GAP	= 3,	/* RDMA READ response missing */
+};
+
+/* srnic_repath.cause */
+enum srnic_repath_cause {
+	SRNIC_REPATH_TIMEOUT	= 0,	/* retransmit timeouts without progress */
+	SRNIC_REPATH_PEER	= 1,	/* the peer's packets came from a new port */
 };
 
 /* srnic_nak.dir, srnic_cnp.dir */
@@ -123,6 +130,15 @@ struct srnic_probe_wqe_done {
 	__u8	status;			/* enum ib_wc_status; != 0 is an error */
 	__u8	opcode;			/* enum ib_wc_opcode */
 	__u8	is_recv;		/* 1: receive queue, 0: send queue */
+};
+
+struct srnic_probe_repath {
+	__u64	common;
+	__u32	dev;
+	__u32	qpn;
+	__u16	old_sport;
+	__u16	new_sport;
+	__u8	cause;			/* enum srnic_repath_cause */
 };
 
 #endif /* _UAPI_RDMA_SRNIC_PROBE_H */

@@ -1,0 +1,192 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Re-pathing (issue 16): an RC QP whose path through an ECMP fabric
+# black-holes its packets moves to a new UDP source port, and so to another
+# path, instead of failing. A small leaf-spine in network namespaces inside
+# the VM (tests/vm/vmrun):
+#
+#   hA 10.1.0.2 -- lA ==== s1 ==== lB -- 10.2.0.2 hB
+#   srnic0           \\=== s2 ===//          srnic1
+#
+# The leaves route to the other host's subnet over both spines (multipath,
+# fib_multipath_hash_policy=1: the UDP ports pick the spine), the hosts have
+# one link each. Spine s1 then drops every RoCEv2 packet (tc flower on both
+# its links: routes stay, as with a broken switch that still advertises
+# them; TCP keeps working, so the tools can still exchange QP numbers).
+# Each RC QP pair hashes onto s1 in at least one direction with chance 3/4.
+#
+#   off (repath_timeouts 0, the default): QP pairs one at a time
+#       (tests/vm/rc_xfer.py WRITE + READ, data verified): one of at most 24
+#       fails with IBV_WC_RETRY_EXC_ERR (seen: 3 of 8; a pair survives when
+#       neither direction hashes onto s1)
+#   on  (repath_timeouts 1 on both devices): all 8 complete, data
+#       verified; the devices' `repaths` counter moved; srnic:srnic_repath
+#       fired with both causes (timeout: the requester; peer: the responder
+#       following it)
+#   the sysfs knob refuses values out of 0-16 and non-numbers
+set -u
+cd "$(dirname "$0")/../.." || exit 1
+REPO=$PWD
+# shellcheck source=tests/vm/lib.sh
+. tests/vm/lib.sh
+
+PY=/usr/bin/python3
+XFER=$REPO/tests/vm/rc_xfer.py
+OUT=$(mktemp -d)
+NS="hA hB lA lB s1 s2"
+PAIRS=8
+ts() { echo $(($1 * SRNIC_TIME_SCALE)); }
+
+cleanup() {
+	local ns
+	for ns in $NS; do
+		ip netns del "$ns" 2>/dev/null
+	done
+}
+trap cleanup EXIT
+
+# link A IFA B IFB: a veth pair between namespaces A and B
+link() {
+	ip -n "$1" link add "$2" type veth peer name "$4" netns "$3" &&
+		ip -n "$1" link set "$2" up && ip -n "$3" link set "$4" up
+}
+
+fabric() {
+	local ns
+	for ns in $NS; do
+		ip netns add "$ns" && ip -n "$ns" link set lo up || return 1
+	done
+	# (no one-letter names: ip takes "h" for "help")
+	link hA eth0 lA tohost && link lA tos1 s1 tola && link lA tos2 s2 tola &&
+		link s1 tolb lB tos1 && link s2 tolb lB tos2 && link lB tohost hB eth0 ||
+		return 1
+	ip -n hA addr add 10.1.0.2/24 dev eth0 && ip -n hA route add default via 10.1.0.1 &&
+	ip -n hB addr add 10.2.0.2/24 dev eth0 && ip -n hB route add default via 10.2.0.1 &&
+	ip -n lA addr add 10.1.0.1/24 dev tohost && ip -n lB addr add 10.2.0.1/24 dev tohost &&
+	ip -n lA addr add 10.11.0.1/30 dev tos1 && ip -n s1 addr add 10.11.0.2/30 dev tola &&
+	ip -n lA addr add 10.12.0.1/30 dev tos2 && ip -n s2 addr add 10.12.0.2/30 dev tola &&
+	ip -n s1 addr add 10.21.0.1/30 dev tolb && ip -n lB addr add 10.21.0.2/30 dev tos1 &&
+	ip -n s2 addr add 10.22.0.1/30 dev tolb && ip -n lB addr add 10.22.0.2/30 dev tos2 ||
+		return 1
+	for ns in lA lB s1 s2; do
+		ip netns exec "$ns" sysctl -qw net.ipv4.ip_forward=1 \
+			net.ipv4.fib_multipath_hash_policy=1 || return 1
+	done
+	ip -n lA route add 10.2.0.0/24 nexthop via 10.11.0.2 nexthop via 10.12.0.2 &&
+	ip -n lB route add 10.1.0.0/24 nexthop via 10.21.0.1 nexthop via 10.22.0.1 &&
+	ip -n s1 route add 10.1.0.0/24 via 10.11.0.1 && ip -n s1 route add 10.2.0.0/24 via 10.21.0.2 &&
+	ip -n s2 route add 10.1.0.0/24 via 10.12.0.1 && ip -n s2 route add 10.2.0.0/24 via 10.22.0.2
+}
+
+# blackhole: s1 drops UDP to 4791 arriving on either link
+blackhole() {
+	local dev
+	for dev in tola tolb; do
+		tc -n s1 qdisc add dev "$dev" clsact &&
+			tc -n s1 filter add dev "$dev" ingress protocol ip flower \
+				ip_proto udp dst_port 4791 action drop || return 1
+	done
+}
+
+# s1_drops: packets s1's filters dropped
+s1_drops() {
+	local dev n=0 d
+	for dev in tola tolb; do
+		d=$(tc -n s1 -s filter show dev "$dev" ingress |
+			awk '/Sent .* pkt/ { print $4; exit }')
+		n=$((n + ${d:-0}))
+	done
+	echo "$n"
+}
+
+# xfers TAG N [STOP]: N transfers, one at a time, each its own QP pair
+# (STOP: until the first fails with IBV_WC_RETRY_EXC_ERR); prints how many
+# passed, failed so, and failed otherwise
+xfers() {
+	local tag=$1 n=$2 stop=${3:-} i pid rc pass=0 retry=0 other=0 port
+	for i in $(seq "$n"); do
+		port=$((18700 + i))
+		bg_start pid timeout --kill-after=5 "$(ts 120)" ip netns exec hA "$PY" "$XFER" \
+			server --dev srnic0 --ip 10.1.0.2 --port "$port"
+		ready port_listen hA "$port"
+		with_timeout "$(ts 110)" ip netns exec hB "$PY" "$XFER" client --dev srnic1 \
+			--ip 10.2.0.2 --server 10.1.0.2 --port "$port" --size $((256 << 10)) \
+			--msg 65536 --depth 4 --ops write,read --op-timeout "$(ts 60)" \
+			--tag "$tag $i: " >"$OUT/$tag.$i" 2>&1
+		rc=$?
+		bg_stop "$pid" >/dev/null
+		if [ "$rc" -eq 0 ]; then
+			pass=$((pass + 1))
+		elif grep -q 'RETRY_EXC' "$OUT/$tag.$i"; then
+			retry=$((retry + 1))
+			[ -n "$stop" ] && break
+		else
+			other=$((other + 1))
+			sed 's/^/  | /' "$OUT/$tag.$i" | tail -n 8
+		fi
+	done
+	echo "$pass $retry $other"
+}
+
+port_listen() {
+	local hex
+	printf -v hex ':%04X 00000000:0000 0A' "$2"
+	ip netns exec "$1" grep -qi "$hex" /proc/net/tcp
+}
+
+knob() { echo "/sys/class/infiniband/$1/srnic/repath_timeouts"; }
+
+dmesg -C
+if ! t_check "srnic_load" srnic_load veth cls_flower act_gact ||
+   ! t_check "leaf-spine: 2 hosts, 2 leaves, 2 spines, ECMP on the leaves" fabric; then
+	t_summary
+	exit 1
+fi
+t_check "rdma link add srnic0 (hA)" ip netns exec hA rdma link add srnic0 type srnic netdev eth0
+t_check "rdma link add srnic1 (hB)" ip netns exec hB rdma link add srnic1 type srnic netdev eth0
+t_check "RoCEv2 GIDs of both hosts" \
+	test -n "$(settle roce_gid_index srnic0 10.1.0.2)" -a -n "$(settle roce_gid_index srnic1 10.2.0.2)"
+
+t_eq "repath_timeouts is 0 (off) by default" "$(cat "$(knob srnic0)")" 0
+t_expect_fail "repath_timeouts refuses 17" "Numerical result out of range" \
+	bash -c "echo 17 > $(knob srnic0)"
+t_expect_fail "repath_timeouts refuses a non-number" "Invalid argument" \
+	bash -c "echo x > $(knob srnic0)"
+
+t_check "spine s1 drops RoCEv2 (tc flower, both links)" blackhole
+
+# ------------------------------------------------------------- off
+snap
+read -r pass retry other <<<"$(xfers off 24 stop)"
+echo "re-pathing off: $pass passed, $retry retry exhausted, $other other failures; s1 dropped $(s1_drops)"
+t_check "off: a QP pair hashed onto s1 fails (IBV_WC_RETRY_EXC_ERR, after $pass that passed)" \
+	test "$retry" -gt 0
+t_eq "off: no other kind of failure" "$other" 0
+t_eq "off: repaths did not move" "$(($(delta srnic0 repaths) + $(delta srnic1 repaths)))" 0
+
+# ------------------------------------------------------------- on
+echo 1 >"$(knob srnic0)"
+echo 1 >"$(knob srnic1)"
+t_eq "repath_timeouts set to 1" "$(cat "$(knob srnic0)") $(cat "$(knob srnic1)")" "1 1"
+T=/sys/kernel/tracing
+mountpoint -q "$T" || mount -t tracefs nodev "$T"
+echo >"$T/trace"
+echo 1 >"$T/events/srnic/srnic_repath/enable"
+snap
+read -r pass retry other <<<"$(xfers on "$PAIRS")"
+echo 0 >"$T/events/srnic/srnic_repath/enable"
+r0=$(delta srnic0 repaths)
+r1=$(delta srnic1 repaths)
+echo "re-pathing on: $pass passed, $retry retry exhausted, $other other failures; repaths srnic0 +$r0 srnic1 +$r1; s1 dropped $(s1_drops)"
+t_eq "on: all $PAIRS transfers complete, data verified" "$pass" "$PAIRS"
+t_check "on: QPs re-pathed (repaths srnic0 +$r0, srnic1 +$r1)" test $((r0 + r1)) -gt 0
+t_check "srnic_repath fired: requester after a timeout" grep -q 'srnic_repath: .*cause=timeout' "$T/trace"
+t_check "srnic_repath fired: responder following its peer" grep -q 'srnic_repath: .*cause=peer' "$T/trace"
+grep -m 4 'srnic_repath:' "$T/trace" | sed 's/^/  trace: /'
+
+t_kernel_clean "no kernel warnings"
+t_check "rdma link delete srnic0" rdma link delete srnic0
+t_check "rdma link delete srnic1" rdma link delete srnic1
+t_check "rmmod srnic" rmmod srnic
+t_summary
