@@ -38,8 +38,6 @@ struct srnic_pkt {
 	u32			paylen;
 	bool			ackreq;
 	bool			se;
-	u16			sport;		/* UDP source port */
-	u32			flow_label;	/* IPv6 flow label; 0 on IPv4 */
 	const struct srnic_reth	*reth;
 	const struct srnic_aeth	*aeth;
 	const struct srnic_atmeth *atmeth;

@@ -124,13 +124,29 @@ static int srnic_recv_parse(struct srnic_dev *sdev, struct sk_buff *skb,
 	pkt->paylen = len - hdr_len - pad - SRNIC_ICRC_LEN;
 	pkt->ackreq = srnic_bth_ackreq(bth);
 	pkt->se = srnic_bth_se(bth);
-	pkt->sport = ntohs(udp_hdr(skb)->source);
-	if (ip_hdr(skb)->version == 6)
-		pkt->flow_label = ntohl(ip6_flowlabel(ipv6_hdr(skb)));
 	if (pkt->paylen && !(info->flags & SRNIC_OPF_PAYLOAD))
 		return SRNIC_CNT_RX_BAD_HDR;
 	srnic_recv_ext_hdrs(pkt, info->flags);
 	return 0;
+}
+
+/*
+ * Re-pathing on (sysfs repath_timeouts): an RC QP whose peer moved to another
+ * UDP source port (and IPv6 flow label) follows it, so both directions take
+ * the peer's new path (srnic_qp_peer_sport()). Read here, not when parsing:
+ * with re-pathing off a packet costs nothing more.
+ */
+static void srnic_recv_follow_peer(struct srnic_qp *qp,
+				   const struct sk_buff *skb)
+{
+	u16 sport = ntohs(udp_hdr(skb)->source);
+	u32 flow_label = 0;
+
+	if (READ_ONCE(qp->peer_sport) == sport)
+		return;
+	if (ip_hdr(skb)->version == 6)
+		flow_label = ntohl(ip6_flowlabel(ipv6_hdr(skb)));
+	srnic_qp_peer_sport(qp, sport, flow_label);
 }
 
 static void srnic_recv_dispatch(struct srnic_dev *sdev, struct srnic_pkt *pkt)
@@ -156,11 +172,8 @@ static void srnic_recv_dispatch(struct srnic_dev *sdev, struct srnic_pkt *pkt)
 		goto put;
 	}
 	srnic_cnp_np_rcv(qp, pkt);		/* DCQCN: CE mark -> CNP */
-	/* re-pathing on: follow the peer's moves (srnic_qp_peer_sport()) */
-	if (qp->ibqp.qp_type == IB_QPT_RC &&
-	    READ_ONCE(sdev->repath_timeouts) &&
-	    READ_ONCE(qp->peer_sport) != pkt->sport)
-		srnic_qp_peer_sport(qp, pkt->sport, pkt->flow_label);
+	if (qp->ibqp.qp_type == IB_QPT_RC && READ_ONCE(sdev->repath_timeouts))
+		srnic_recv_follow_peer(qp, pkt->skb);
 	if (info->flags & SRNIC_OPF_REQ) {
 		srnic_resp_rcv(qp, pkt);
 	} else if (info->flags & SRNIC_OPF_RESP) {
