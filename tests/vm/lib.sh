@@ -138,6 +138,10 @@
 #   pair_tcp_listening            a TCP socket LISTENs on 18515 (pingpong,
 #                                 perftest) in $PAIR_SERVER_NS
 #   pair_cm_listening             an rdma_cm id is in state LISTEN
+#   port_listen NS PORT           a TCP socket LISTENs on PORT (IPv4) in
+#                                 netns NS (a command for ready)
+#   time_scaled SECS              SECS times $SRNIC_TIME_SCALE (a timeout
+#                                 that holds on the debug tier's kernel)
 #
 # Networks (10.99.0.0/24 only ever exists on veths inside the guest)
 #   veth_pair_setup     root netns:  vethA 10.99.0.1/24 <-> vethB 10.99.0.2/24
@@ -711,8 +715,15 @@ pair_tcp_listening() {
 }
 pair_cm_listening() { rdma res show cm_id | grep -q 'state LISTEN'; }
 
+port_listen() {
+	local hex
+	printf -v hex ':%04X 00000000:0000 0A' "$2"
+	ip netns exec "$1" grep -qi "$hex" /proc/net/tcp
+}
+
 # how much slower than the stock kernel the guest runs (the debug tier: 8)
 SRNIC_TIME_SCALE=${SRNIC_TIME_SCALE:-1}
+time_scaled() { echo $(($1 * SRNIC_TIME_SCALE)); }
 PAIR_SERVER_NS=nsA
 PAIR_CLIENT_NS=nsB
 PAIR_SERVER_SECS=45

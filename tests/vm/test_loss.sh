@@ -54,8 +54,6 @@ MIN_PCT=40
 # The debug tier's KASAN guest runs everything 8x slower (SRNIC_TIME_SCALE,
 # lib.sh): every bound on time below is scaled by it. The goodput bound is
 # checked only at scale 1: in that guest the CPU, not srnic, sets the rate.
-ts() { echo $(($1 * SRNIC_TIME_SCALE)); }
-
 dmesg -C
 if ! t_check "build destroy_barrier.c (LD_PRELOAD for the pingpongs)" \
 	cc -O2 -Wall -Werror -shared -fPIC -o /tmp/destroy_barrier.so \
@@ -107,12 +105,6 @@ ratelimit() {
 
 OUT=/tmp/loss.out
 # port_listen NS PORT: TCP LISTEN on PORT in netns NS
-port_listen() {
-	local hex
-	printf -v hex ':%04X 00000000:0000 0A' "$2"
-	ip netns exec "$1" grep -qi "$hex" /proc/net/tcp
-}
-
 # pingpong NAME [N]: ibv_rc_pingpong 64 KiB x N (100), data checked, server
 # in nsA; PASS iff both sides exit 0.
 # rc_pingpong has no closing handshake: each side exits (destroying its QP)
@@ -135,15 +127,15 @@ pp_parked() {
 pingpong() {
 	local name=$1 n=${2:-100} b=/tmp/loss.pp pid cpid rc_c rc_s
 	rm -f "$b".srv.* "$b".cli.*
-	bg_start pid timeout --kill-after=5 "$(ts 170)" ip netns exec nsA \
+	bg_start pid timeout --kill-after=5 "$(time_scaled 170)" ip netns exec nsA \
 		env LD_PRELOAD="$BARRIER" SRNIC_BARRIER="$b.srv" \
 		ibv_rc_pingpong -d srnic0 -g "$G0" -n "$n" -s 65536 -c >"$OUT.srv" 2>&1
 	ready port_listen nsA 18515
-	bg_start cpid timeout --kill-after=5 "$(ts 160)" ip netns exec nsB \
+	bg_start cpid timeout --kill-after=5 "$(time_scaled 160)" ip netns exec nsB \
 		env LD_PRELOAD="$BARRIER" SRNIC_BARRIER="$b.cli" \
 		ibv_rc_pingpong -d srnic1 -g "$G1" -n "$n" -s 65536 -c 10.99.0.1 >"$OUT" 2>&1
 	# both at the barrier or gone: then both may destroy their QP
-	settle -t "$(ts 170)" pp_parked "$b.srv" "$pid" "$b.cli" "$cpid"
+	settle -t "$(time_scaled 170)" pp_parked "$b.srv" "$pid" "$b.cli" "$cpid"
 	: >"$b.srv.go"
 	: >"$b.cli.go"
 	wait "$cpid"
@@ -180,10 +172,10 @@ xfer() {
 	local tag=$1 pid rc
 	shift
 	XPORT=$((XPORT + 1))
-	bg_start pid timeout --kill-after=5 "$(ts 290)" ip netns exec nsA "$PY" "$XFER" \
+	bg_start pid timeout --kill-after=5 "$(time_scaled 290)" ip netns exec nsA "$PY" "$XFER" \
 		server --dev srnic0 --port "$XPORT"
 	ready port_listen nsA "$XPORT"
-	with_timeout "$(ts 280)" ip netns exec nsB "$PY" "$XFER" client --dev srnic1 \
+	with_timeout "$(time_scaled 280)" ip netns exec nsB "$PY" "$XFER" client --dev srnic1 \
 		--port "$XPORT" --tag "$tag: " "$@" >"$OUT" 2>&1
 	rc=$?
 	bg_stop "$pid" >/dev/null
@@ -206,7 +198,7 @@ lossy() {
 	t_check "$name: netem $* on vethA and vethB" netem "$@"
 	snap
 	pingpong "$name: ibv_rc_pingpong 64 KiB x $n, data checked" "$n"
-	xfer "$name" --size $((mib << 20)) --msg 65536 --depth 16 --op-timeout "$(ts 120)" \
+	xfer "$name" --size $((mib << 20)) --msg 65536 --depth 16 --op-timeout "$(time_scaled 120)" \
 		--ops write,read
 	unshape
 	deltas "$name counters"
@@ -226,8 +218,8 @@ deltas "clean link counters"
 # A send WQE that cannot be sent (local protection error), alone on an idle
 # QP with a good one behind it: it must complete in error and take the QP to
 # the error state, not leave the send queue stuck.
-xfer "clean link" --bad-wqe lkey --msg 65536 --op-timeout "$(ts 20)"
-xfer "clean link" --bad-wqe range --msg 65536 --op-timeout "$(ts 20)"
+xfer "clean link" --bad-wqe lkey --msg 65536 --op-timeout "$(time_scaled 20)"
+xfer "clean link" --bad-wqe range --msg 65536 --op-timeout "$(time_scaled 20)"
 
 # --------------------------------------------------------------- bad links
 
@@ -250,7 +242,7 @@ snap
 # retransmit timeouts) and one took more than the 160 s bound in CI
 pingpong "heavy reorder: ibv_rc_pingpong 64 KiB x 20, data checked" 20
 xfer "heavy reorder" --size $((8 << 20)) --msg $((1 << 20)) --depth 8 \
-	--op-timeout "$(ts 120)" --ops write,read
+	--op-timeout "$(time_scaled 120)" --ops write,read
 PAIR_SERVER_SECS=120 PAIR_CLIENT_SECS=110 \
 pair "heavy reorder: ib_read_bw 1 MiB x 20, 128 READs outstanding" \
 	ib_read_bw -d srnic0 -x "$G0" -s 1048576 -n 20 -F -- \
@@ -279,13 +271,13 @@ gone() {
 	XPORT=$((XPORT + 1))
 	rm -f "$GONE"
 	: >"$OUT"
-	bg_start pid timeout --kill-after=5 "$(ts 120)" ip netns exec nsA "$PY" "$XFER" \
+	bg_start pid timeout --kill-after=5 "$(time_scaled 120)" ip netns exec nsA "$PY" "$XFER" \
 		server --dev srnic0 --port "$XPORT"
 	SRV_PID=$pid
 	ready port_listen nsA "$XPORT"
-	bg_start cpid timeout --kill-after=5 "$(ts 110)" ip netns exec nsB "$PY" "$XFER" \
+	bg_start cpid timeout --kill-after=5 "$(time_scaled 110)" ip netns exec nsB "$PY" "$XFER" \
 		client --dev srnic1 --port "$XPORT" --tag "$name: " \
-		--gone-file "$GONE" --gone-max "$(ts 10)" --op-timeout "$(ts 60)" --ops write "$@" >"$OUT" 2>&1
+		--gone-file "$GONE" --gone-max "$(time_scaled 10)" --op-timeout "$(time_scaled 60)" --ops write "$@" >"$OUT" 2>&1
 	for _ in $(seq 300); do
 		grep -q '^streaming' "$OUT" && break
 		kill -0 "$cpid" 2>/dev/null || break
@@ -355,10 +347,10 @@ qdisc_drops() {
 
 t_check "rate limit: htb ${RATE_MBIT} mbit + pfifo limit 32 on vethA and vethB" ratelimit "$RATE_MBIT"
 snap
-bg_start pid timeout --kill-after=5 "$(ts 60)" ip netns exec nsA \
+bg_start pid timeout --kill-after=5 "$(time_scaled 60)" ip netns exec nsA \
 	ib_write_bw -d srnic0 -x "$G0" -s 65536 -D 5 -F
 ready port_listen nsA 18515
-with_timeout "$(ts 50)" ip netns exec nsB ib_write_bw -d srnic1 -x "$G1" -s 65536 \
+with_timeout "$(time_scaled 50)" ip netns exec nsB ib_write_bw -d srnic1 -x "$G1" -s 65536 \
 	-D 5 -F 10.99.0.1 >"$OUT" 2>&1
 rc=$?
 wait "$pid"
@@ -374,7 +366,7 @@ fi
 deltas "rate limit ib_write_bw counters"
 qdisc_drops "rate limit: ib_write_bw"
 snap
-xfer "rate limit" --size $((4 << 20)) --msg 65536 --depth 16 --op-timeout "$(ts 120)" \
+xfer "rate limit" --size $((4 << 20)) --msg 65536 --depth 16 --op-timeout "$(time_scaled 120)" \
 	--ops write,read
 for op in write read; do
 	bw=$(sed -n "s/^info xfer op=$op .*MiBps=\([0-9.]*\).*/\1/p" "$OUT" | head -n 1)

@@ -36,8 +36,6 @@ XFER=$REPO/tests/vm/rc_xfer.py
 OUT=$(mktemp -d)
 NS="hA hB lA lB s1 s2"
 PAIRS=8
-ts() { echo $(($1 * SRNIC_TIME_SCALE)); }
-
 cleanup() {
 	local ns
 	for ns in $NS; do
@@ -107,12 +105,12 @@ xfers() {
 	local tag=$1 n=$2 stop=${3:-} i pid rc pass=0 retry=0 other=0 port
 	for i in $(seq "$n"); do
 		port=$((18700 + i))
-		bg_start pid timeout --kill-after=5 "$(ts 120)" ip netns exec hA "$PY" "$XFER" \
+		bg_start pid timeout --kill-after=5 "$(time_scaled 120)" ip netns exec hA "$PY" "$XFER" \
 			server --dev srnic0 --ip 10.1.0.2 --port "$port"
 		ready port_listen hA "$port"
-		with_timeout "$(ts 110)" ip netns exec hB "$PY" "$XFER" client --dev srnic1 \
+		with_timeout "$(time_scaled 110)" ip netns exec hB "$PY" "$XFER" client --dev srnic1 \
 			--ip 10.2.0.2 --server 10.1.0.2 --port "$port" --size $((256 << 10)) \
-			--msg 65536 --depth 4 --ops write,read --op-timeout "$(ts 60)" \
+			--msg 65536 --depth 4 --ops write,read --op-timeout "$(time_scaled 60)" \
 			--tag "$tag $i: " >"$OUT/$tag.$i" 2>&1
 		rc=$?
 		bg_stop "$pid" >/dev/null
@@ -127,12 +125,6 @@ xfers() {
 		fi
 	done
 	echo "$pass $retry $other"
-}
-
-port_listen() {
-	local hex
-	printf -v hex ':%04X 00000000:0000 0A' "$2"
-	ip netns exec "$1" grep -qi "$hex" /proc/net/tcp
 }
 
 knob() { echo "/sys/class/infiniband/$1/srnic/repath_timeouts"; }
