@@ -20,7 +20,7 @@ _tally_count_one() {
 
 # tally NAME LOGFILE CMD...
 tally() {
-	local name=$1 log=$2 rc line p f fl
+	local name=$1 log=$2 rc line p f fl t0=$SECONDS
 	shift 2
 	echo "=== $name: $*"
 	"$@" 2>&1 | tee "$log"
@@ -45,7 +45,8 @@ tally() {
 	done < <(grep -aE '^(\[[a-z]\] )?(FAIL|not ok)\b|\[FAILED\] |^=== .*counted as 1 failure' "$log" | head -n 20)
 	TALLY_PASS=$((TALLY_PASS + p))
 	TALLY_FAIL=$((TALLY_FAIL + f))
-	TALLY_LINES+=("$(printf '%-16s %4d passed, %d failed' "$name" "$p" "$f")")
+	TALLY_LINES+=("$(printf '%-16s %4d passed, %d failed (%d s)' "$name" "$p" "$f" \
+		$((SECONDS - t0)))")
 }
 
 # tally_failures: print the kept FAIL lines, if any, under "=== failures"
