@@ -69,8 +69,9 @@
 #   wait_rdma_cm_listen [SECS]    wait (default 10 s) for an rdma_cm id in state
 #                                 LISTEN (`rdma res show cm_id`)
 #   settle [-t SECS] CMD...       retry CMD (function or executable) every
-#                                 0.1 s for up to SECS (default 5) s of wall
-#                                 clock; status of the last try
+#                                 0.1 s for up to SECS (default 5 times
+#                                 $SRNIC_TIME_SCALE) s of wall clock; status
+#                                 of the last try
 #   ready CMD...                  settle for a server to listen (CMD: e.g.
 #                                 port_listen): up to $SRNIC_READY_SECS s
 #                                 (default 20: a Python server took over 5 s
@@ -527,7 +528,7 @@ veth_pkts() {
 }
 
 settle() {
-	local _secs=5 _end
+	local _secs=$((5 * ${SRNIC_TIME_SCALE:-1})) _end
 	if [ "$1" = -t ]; then
 		_secs=$2
 		shift 2
