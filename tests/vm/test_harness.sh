@@ -7,7 +7,9 @@
 #
 # 1. vmrun tests/vm/selftest.sh exits 0 (kernel, rw repo, veth + policy
 #    routing, netns, rdma_rxe + rdma-core in the guest)
-# 2. a guest script's exit status (7) is vmrun's exit status
+# 2. a guest script's exit status (7) is vmrun's exit status; a guest that
+#    dies before its script starts is booted once more (exit 125 when it
+#    dies again), one that dies after is not
 # 3. --timeout 20 on a script sleeping 600 s: exit 124 within 40 s, and no
 #    qemu of that run is left (pgrep -f on the run's unique VMRUN_TAG)
 # 4. --pair: guests a and b ping each other over their link and exchange a
@@ -67,6 +69,34 @@ if [ "$rc" = 7 ]; then
 else
 	show_log "$TMP/exit7.log"
 	t_fail "guest exit 7 -> vmrun exit 7" "vmrun exit $rc"
+fi
+
+# 2b. a guest that dies in early boot (here: no init, so the kernel panics
+# before SCRIPT) is booted once more, once, saying so; --keep-log keeps the
+# first console as FILE.noboot
+printf 'echo "script ran"\n' >"$TMP/never.sh"
+VMRUN_APPEND="rdinit=/nonexistent root=/dev/nonexistent" run_vm "$TMP/noboot.log" \
+	--timeout 120 --keep-log "$TMP/noboot.console" "$TMP/never.sh"
+n=$(grep -c "died before .* started: booting it once more" "$TMP/noboot.log")
+if [ "$rc" = 125 ] && [ "$n" = 1 ] && ! grep -q "script ran" "$TMP/noboot.log" &&
+   [ "$(grep -c "Kernel panic" "$TMP/noboot.log")" = 2 ] &&
+   grep -q "Kernel panic" "$TMP/noboot.console.noboot" &&
+   grep -q "Kernel panic" "$TMP/noboot.console"; then
+	t_ok "early-boot death: booted once more, exit 125, first console kept (${secs}s)"
+else
+	show_log "$TMP/noboot.log"
+	t_fail "early-boot death: booted once more" "exit $rc, retry messages $n"
+fi
+
+# 2c. a guest that dies after SCRIPT started is not booted again
+printf 'echo "panicking now"\necho c >/proc/sysrq-trigger\nsleep 60\n' >"$TMP/panic.sh"
+run_vm "$TMP/panic.log" --timeout 120 "$TMP/panic.sh"
+if [ "$rc" = 125 ] && grep -q "panicking now" "$TMP/panic.log" &&
+   ! grep -q "booting it once more" "$TMP/panic.log"; then
+	t_ok "a panic after the script started: exit 125, not booted again (${secs}s)"
+else
+	show_log "$TMP/panic.log"
+	t_fail "a panic after the script started: exit 125, not booted again" "exit $rc"
 fi
 
 # 3. timeout: exit 124 within 40 s, nothing left behind
