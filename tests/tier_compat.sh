@@ -13,6 +13,8 @@
 # 6.1 and loads although 6.12 is installed, and VMRUN_KVER naming another
 # kernel than srnic.ko's fails in one line. Leaves srnic.ko built for the
 # default kernel. Needs tools/kernels.sh setup (tools/setup.sh runs it).
+# Each kernel's srnic.ko is the one the build tier built for it when that
+# tier ran on the same sources (build/ko/, tests/kocache.sh), else built here.
 #
 #   tests/tier_compat.sh            everything above
 #   SRNIC_COMPAT_ONLY=6.12 tests/tier_compat.sh    one kernel (6.12|newest)
@@ -20,6 +22,7 @@ set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top" || exit 1
 . tests/tally.sh
+. tests/kocache.sh
 logdir=${SRNIC_TEST_LOGS:-$top/build/test-logs}/compat
 mkdir -p "$logdir"
 
@@ -48,10 +51,15 @@ run_on() {
 		return
 	fi
 	t0=$(now)
-	make -s module-clean >/dev/null 2>&1
-	if ! make -s module KVER="$k" >"$logdir/build-$k.log" 2>&1; then
-		ko "$k: make module KVER=$k (see $logdir/build-$k.log)"
-		return
+	# the build tier's module for $k if it kept one for these sources
+	if kocache_get "$k"; then
+		echo "compat: srnic.ko for $k from build/ko/ (the build tier's)"
+	else
+		make -s module-clean >/dev/null 2>&1
+		if ! make -s module KVER="$k" >"$logdir/build-$k.log" 2>&1; then
+			ko "$k: make module KVER=$k (see $logdir/build-$k.log)"
+			return
+		fi
 	fi
 	# userspace test helpers (rc_xfer.py, ...) need nothing built; the
 	# stock tools are the host's rdma-core
@@ -82,8 +90,9 @@ fi
 
 # Pairing: the default build boots its own kernel and loads there.
 t0=$(now)
-make -s module-clean >/dev/null 2>&1
-if make -s module >"$logdir/build-default.log" 2>&1; then
+kdef=$(make -s --no-print-directory kernelrelease)
+if kocache_get "$kdef" ||
+   { make -s module-clean >/dev/null 2>&1; make -s module >"$logdir/build-default.log" 2>&1; }; then
 	kdef=$(modinfo -F vermagic srnic.ko | cut -d' ' -f1)
 	cat >"$logdir/pairing.sh" <<-'EOF'
 		echo "guest kernel $(uname -r)"

@@ -1,0 +1,28 @@
+# SPDX-License-Identifier: GPL-2.0
+# Sourced by tests/tier_build.sh and tests/tier_compat.sh: srnic.ko for one
+# kernel, kept in build/ko/ under a hash of the module's sources, so that the
+# compat tier boots the module the build tier built and checked for that
+# kernel instead of building it again (about a minute per kernel in CI).
+# Run from the checkout's top directory.
+
+# kocache_key: hash of the tracked files the module build reads, as they are
+# in the working tree
+kocache_key() {
+	git ls-files -z -- Makefile Kbuild kernel include | LC_ALL=C sort -z |
+		xargs -0 cat | sha256sum | cut -c1-16
+}
+
+# kocache_put KVER: keep ./srnic.ko, built for KVER
+kocache_put() {
+	mkdir -p build/ko && cp srnic.ko "build/ko/$1-$(kocache_key).ko"
+}
+
+# kocache_get KVER: ./srnic.ko for KVER from build/ko/; fails if none is kept
+# for these sources
+kocache_get() {
+	local f
+	f=build/ko/$1-$(kocache_key).ko
+	[ -f "$f" ] || return 1
+	make -s module-clean >/dev/null 2>&1
+	cp "$f" srnic.ko
+}
