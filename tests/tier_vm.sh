@@ -15,6 +15,12 @@ make -s module userspace >/dev/null || { echo "make module userspace failed"; ec
 tools/trixie-chroot.sh >"$logdir/trixie-chroot.log" 2>&1 ||
 	echo "tier_vm: tools/trixie-chroot.sh failed (see $logdir/trixie-chroot.log)"
 
+# test_hwnic's stand-in module, compiled here for the guests' kernel in
+# seconds (in a TCG guest: 1-2 min); if this fails the test builds it itself
+tests/vm/hwsim/build.sh "$(make -s --no-print-directory kernelrelease)" \
+	>"$logdir/hwsim-build.log" 2>&1 ||
+	echo "tier_vm: tests/vm/hwsim/build.sh failed (see $logdir/hwsim-build.log)"
+
 tally harness "$logdir/harness.log" tests/vm/test_harness.sh
 for t in tests/vm/test_*.sh; do
 	[ "$t" = tests/vm/test_harness.sh ] && continue
