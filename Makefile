@@ -5,6 +5,7 @@
 #   make                 srnic.ko + userspace tools
 #   make module          srnic.ko against $(KDIR) (KVER=RELEASE: that kernel's)
 #   make userspace       C++ tools and their unit tests (build/userspace)
+#   make srnicctl        only the tools (what tools/demo.sh needs)
 #   make check           sparse (C=2) over the module
 #   make style           checkpatch --strict over kernel/ and include/
 #   make test            every test tier (tests/run.sh)
@@ -48,7 +49,7 @@ SRNIC_M := $(if $(findstring $(srnic_space),$(CURDIR)),$(shell \
 
 KBUILD_ARGS := -C $(KDIR) M=$(SRNIC_M) CONFIG_RDMA_SRNIC=m W=$(W)
 
-.PHONY: all module module-debug module-clean userspace check style test bench demo clean \
+.PHONY: all module module-debug module-clean userspace srnicctl check style test bench demo clean \
 	install uninstall kernelrelease dkms-install dkms-remove deb
 
 all: module userspace
@@ -93,6 +94,10 @@ endif
 userspace:
 	cmake -S userspace -B "$(BUILD)/userspace" -DCMAKE_BUILD_TYPE=RelWithDebInfo
 	cmake --build "$(BUILD)/userspace" -j2
+
+srnicctl:
+	cmake -S userspace -B "$(BUILD)/userspace" -DCMAKE_BUILD_TYPE=RelWithDebInfo
+	cmake --build "$(BUILD)/userspace" -j2 --target srnicctl
 
 style:
 	tools/lint.sh

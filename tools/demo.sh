@@ -5,7 +5,7 @@
 # load modules) boot Debian's 6.1 kernel in QEMU, load srnic, create two
 # devices on a veth pair and show them with stock rdma-core tools.
 #
-#   tools/demo.sh              build (make module userspace), then the VM
+#   tools/demo.sh              build (make module srnicctl), then the VM
 #   tools/demo.sh --no-build   use srnic.ko and build/userspace as they are
 #
 # Works from any checkout path (under /tmp, with spaces, ...).
@@ -13,7 +13,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 case ${1:-} in
 --no-build) ;;
-"") make module userspace ;;
+"") make module srnicctl ;;
 *) echo "usage: tools/demo.sh [--no-build]" >&2; exit 2 ;;
 esac
 exec tests/vm/vmrun --timeout 600 tools/demo-guest.sh
