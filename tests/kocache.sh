@@ -3,7 +3,9 @@
 # kernel, kept in build/ko/ under a hash of the module's sources, so that the
 # compat tier boots the module the build tier built and checked for that
 # kernel instead of building it again (about a minute per kernel in CI).
-# Run from the checkout's top directory.
+# Run from the checkout's top directory. The kept files do not end in .ko:
+# kbuild's clean (make module-clean) deletes every *.ko, *.ko.* and *.[aios]
+# below the checkout, build/ included.
 
 # kocache_key: hash of the tracked files the module build reads, as they are
 # in the working tree
@@ -14,14 +16,14 @@ kocache_key() {
 
 # kocache_put KVER: keep ./srnic.ko, built for KVER
 kocache_put() {
-	mkdir -p build/ko && cp srnic.ko "build/ko/$1-$(kocache_key).ko"
+	mkdir -p build/ko && cp srnic.ko "build/ko/$1-$(kocache_key).srnic-module"
 }
 
 # kocache_get KVER: ./srnic.ko for KVER from build/ko/; fails if none is kept
 # for these sources
 kocache_get() {
 	local f
-	f=build/ko/$1-$(kocache_key).ko
+	f=build/ko/$1-$(kocache_key).srnic-module
 	[ -f "$f" ] || return 1
 	make -s module-clean >/dev/null 2>&1
 	cp "$f" srnic.ko
