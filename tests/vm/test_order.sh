@@ -73,16 +73,43 @@ drops() {
 	echo "$n"
 }
 
+# Each run traces the ACKs (and READ responses ending a message) received
+# and the retransmits: when anything was resent, the info lines show each
+# retransmit (cause, PSN) with the three answers before it and their times, which says whether the timer fired early
+# or the answers came late (the debug tier's KASAN receiver).
+T=/sys/kernel/tracing
+mountpoint -q "$T" || mount -t tracefs nodev "$T"
+trace_acks() {
+	echo 0 >"$T/tracing_on"
+	: >"$T/trace"
+	echo 4096 >"$T/buffer_size_kb"
+	# RC ACKNOWLEDGE, RDMA READ response LAST and ONLY
+	echo 'opcode == 17 || opcode == 15 || opcode == 16' >"$T/events/srnic/srnic_pkt_rx/filter"
+	echo 1 >"$T/events/srnic/srnic_pkt_rx/enable"
+	echo 1 >"$T/events/srnic/srnic_retransmit/enable"
+	echo 1 >"$T/tracing_on"
+}
+show_retransmits() {
+	echo 0 >"$T/events/srnic/enable"
+	echo 0 >"$T/tracing_on"
+	echo "info $1: traced $(grep -c srnic_pkt_rx: "$T/trace") ACKs/READ responses received, $(grep -c srnic_retransmit: "$T/trace") retransmits"
+	grep -q srnic_retransmit: "$T/trace" || return 0
+	echo "info $1: each retransmit with the answers before it:"
+	grep -B3 srnic_retransmit: "$T/trace" | head -n 80 | sed 's/^ */  | /'
+}
+
 # run NAME TOOL ITERS: TOOL with ITERS 64 KiB messages, nsB -> nsA
 run() {
 	local name=$1 tool=$2 iters=$3 d0 d1 r
 	d0=$(drops)
 	snap
+	trace_acks
 	pair "$name: $tool -s 65536 -n $iters -u $QP_TIMEOUT" \
 		"$tool" -d srnic0 -x "$G0" -s 65536 -n "$iters" -u "$QP_TIMEOUT" \
 		-F -- \
 		"$tool" -d srnic1 -x "$G1" -s 65536 -n "$iters" -u "$QP_TIMEOUT" \
 		-F 10.99.0.1
+	show_retransmits "$name"
 	r=$(reordered "$name")
 	echo "info $name: srnic1 local_ack_timeout_err +$(delta srnic1 local_ack_timeout_err) read_gap_retries +$(delta srnic1 read_gap_retries); send_err now srnic0 $(counter srnic0 send_err) srnic1 $(counter srnic1 send_err)"
 	d1=$(drops)
