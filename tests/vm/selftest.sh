@@ -113,16 +113,31 @@ if t_check "load rdma_rxe" rxe_load; then
 	t_check "deltas names what moved, not what did not: $line" \
 		bash -c '[[ $1 == "info pp: rxe0.rcvd_pkts="[1-9]*" rxe1.rcvd_pkts="[1-9]* && $1 != *retry* ]]' _ "$line"
 
-	# rdma_cm: rping, with wait_rdma_cm_listen
-	bg_start srv timeout 30 rping -s -a 10.99.0.1 -C 10 -S 64 >/tmp/rping_srv.log 2>&1
-	if wait_rdma_cm_listen 15; then
-		t_ok "wait_rdma_cm_listen (rping server)"
-		t_check "rping -c rxe1 -> rxe0" with_timeout 30 \
-			rping -c -a 10.99.0.1 -I 10.99.0.2 -C 10 -S 64 -V
-	else
-		t_fail "wait_rdma_cm_listen (rping server)" "$(rdma res show cm_id 2>&1)"
-	fi
-	bg_stop "$srv"
+	# rdma_cm: rping, with wait_rdma_cm_listen. rping gives address
+	# resolution 2 s; in 2 of ~30 CI runs the client ended with
+	# RDMA_CM_EVENT_UNREACHABLE, error -110 (rdma_rxe, not srnic): the
+	# harness checks that rdma_cm works in the guest, so a client that
+	# fails is tried once more against a fresh server, saying so
+	for try in 1 2; do
+		bg_start srv timeout 30 rping -s -a 10.99.0.1 -C 10 -S 64 >/tmp/rping_srv.log 2>&1
+		if ! wait_rdma_cm_listen 15; then
+			t_fail "wait_rdma_cm_listen (rping server)" "$(rdma res show cm_id 2>&1)"
+			bg_stop "$srv"
+			break
+		fi
+		[ "$try" = 1 ] && t_ok "wait_rdma_cm_listen (rping server)"
+		if [ "$try" = 2 ]; then
+			t_check "rping -c rxe1 -> rxe0 (second try)" with_timeout 30 \
+				rping -c -a 10.99.0.1 -I 10.99.0.2 -C 10 -S 64 -V
+		elif with_timeout 30 rping -c -a 10.99.0.1 -I 10.99.0.2 -C 10 -S 64 -V; then
+			t_ok "rping -c rxe1 -> rxe0"
+			bg_stop "$srv"
+			break
+		else
+			echo "info: rping -c rxe1 -> rxe0 failed (exit $?); once more"
+		fi
+		bg_stop "$srv"
+	done
 
 	t_check "rdma link delete rxe0" rdma link delete rxe0
 	t_check "rdma link delete rxe1" rdma link delete rxe1
