@@ -520,7 +520,7 @@ void srnic_comp_rcv(struct srnic_qp *qp, struct srnic_pkt *pkt)
 		spin_unlock_bh(&qp->req_lock);
 		return;
 	}
-	srnic_req_rtt_answer(qp, pkt->psn);
+	srnic_req_answered(qp, pkt->psn);
 	if (info->flags & SRNIC_OPF_AETH) {
 		const struct srnic_aeth *aeth = pkt->aeth;
 		u8 syn = srnic_aeth_syndrome(aeth);

@@ -458,6 +458,7 @@ static void srnic_modify_qp_apply(struct srnic_qp *qp, struct ib_qp_attr *attr,
 			qp->req.max_psn = qp->attr.sq_psn;
 			qp->req.acked_psn = qp->attr.sq_psn;
 			qp->req.rtt_timing = false;
+			qp->req.owed = false;
 		}
 		qp->req.retry_left = qp->attr.retry_cnt;
 		qp->req.rnr_retry_left = qp->attr.rnr_retry;

@@ -216,6 +216,18 @@ struct srnic_qp {
 		unsigned long	timer_due;	/* when retrans_timer should fire */
 		u8		timer_graces;	/* times put off since armed */
 		/*
+		 * What the peer owes an answer for (srnic_req_owe()): a
+		 * packet sent with AckReq, a READ or an atomic request, up
+		 * to @owed_psn, unanswered since @owed_since (jiffies; moved
+		 * on by each answer to new PSNs). @last_tx: when the stack
+		 * took the last request packet (written by the QP's
+		 * transmit run alone, after it lets go of req_lock).
+		 */
+		bool		owed;
+		u32		owed_psn;
+		unsigned long	owed_since;
+		unsigned long	last_tx;
+		/*
 		 * The round trip, measured one packet at a time, and the
 		 * timeout it gives (srnic_req_timeout()): smoothed and
 		 * variation in µs (0: nothing measured yet), and the

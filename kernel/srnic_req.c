@@ -638,19 +638,51 @@ static void srnic_req_rtt_sample(struct srnic_qp *qp, u32 us)
 	qp->req.rto_shift = 0;
 }
 
+/*
+ * An RC request packet that the peer answers at once (AckReq, READ,
+ * atomic) leaves: @psn its first PSN, @npsn how many it takes (a READ's
+ * responses). It may be timed (srnic_req_rtt_start()), and it is owed an
+ * answer. The retransmit timeout counts from the oldest packet owed one,
+ * not from the last answer: a sender slower than the timeout (a KASAN
+ * guest takes 100 ms to send a 64 KiB WRITE, whose only AckReq is its
+ * last packet) is owed nothing while it sends the message's middle, and
+ * timing from the last ACK resent what the peer was never asked to answer
+ * yet (issue 11 finding 8: the debug tier's test_order, 7 timeouts each
+ * 70 ms after the previous message's ACK).
+ */
+static void srnic_req_owe(struct srnic_qp *qp, u32 psn, u32 npsn)
+{
+	lockdep_assert_held(&qp->req_lock);
+	srnic_req_rtt_start(qp, psn);
+	if (!qp->req.owed) {
+		qp->req.owed = true;
+		qp->req.owed_since = jiffies;
+	}
+	qp->req.owed_psn = srnic_psn_add(psn, npsn - 1);
+}
+
 /**
- * srnic_req_rtt_answer() - a response arrived for @psn
+ * srnic_req_answered() - a response arrived for @psn
  * @qp: the QP, its req_lock held
- * @psn: the response's PSN, one the requester sent
+ * @psn: the response's PSN, below the first PSN never sent
  *
  * An ACK, NAK or READ/atomic response at or past the timed packet answers
- * it (an ACK covers every PSN up to its own).
+ * it (an ACK covers every PSN up to its own), and at or past @owed_psn
+ * everything owed. One that answers new PSNs short of it (the peer is
+ * working through the window) moves the oldest unanswered send time on;
+ * an old duplicate does not.
  */
-void srnic_req_rtt_answer(struct srnic_qp *qp, u32 psn)
+void srnic_req_answered(struct srnic_qp *qp, u32 psn)
 {
 	u64 ns;
 
 	lockdep_assert_held(&qp->req_lock);
+	if (qp->req.owed) {
+		if (srnic_psn_cmp(psn, qp->req.owed_psn) >= 0)
+			qp->req.owed = false;
+		else if (srnic_psn_cmp(psn, qp->req.acked_psn) >= 0)
+			qp->req.owed_since = jiffies;
+	}
 	if (!qp->req.rtt_timing || srnic_psn_cmp(psn, qp->req.rtt_psn) < 0)
 		return;
 	qp->req.rtt_timing = false;
@@ -722,7 +754,7 @@ static int srnic_req_build(struct srnic_qp *qp, struct srnic_send_wqe *wqe,
 	if (wqe->sent == 0)
 		wqe->first_psn = psn;
 	if (ackreq || is_read || is_atomic)
-		srnic_req_rtt_start(qp, psn);
+		srnic_req_owe(qp, psn, npsn);
 	if (is_read || is_atomic)
 		qp->req.rd_outstanding++;
 	wqe->sent += paylen;
@@ -845,6 +877,30 @@ static bool srnic_req_timer_grace(struct srnic_qp *qp)
 	return true;
 }
 
+/*
+ * Is the timeout not over yet, counted from the oldest packet whose answer
+ * is owed (srnic_req_owe()), or with none owed from the last packet sent?
+ * Then the timer is set for then. Bounded: the oldest owed time moves only
+ * with answers to new PSNs, and the requester sends without one owed at
+ * most SRNIC_ACKREQ_EVERY packets.
+ */
+static bool srnic_req_timer_early(struct srnic_qp *qp)
+{
+	unsigned long t = srnic_req_timeout(qp);
+	unsigned long due;
+
+	lockdep_assert_held(&qp->req_lock);
+	if (!t)
+		return false;
+	due = (qp->req.owed ? qp->req.owed_since :
+	       READ_ONCE(qp->req.last_tx)) + t;
+	if (!time_before(jiffies, due))
+		return false;
+	qp->req.timer_due = due;
+	mod_timer(&qp->retrans_timer, due);
+	return true;
+}
+
 /* Go-back-N: post the WQEs from slot @i on again, to be sent whole. */
 static void srnic_req_repost_from(struct srnic_qp *qp, u32 i)
 {
@@ -886,6 +942,8 @@ static void srnic_req_rewind(struct srnic_qp *qp)
 
 	lockdep_assert_held(&qp->req_lock);
 	qp->req.need_retry = false;
+	/* What is resent is owed again, from when it leaves. */
+	qp->req.owed = false;
 	/* Either copy may be answered: no sample (srnic_req_rtt_start()) */
 	if (qp->req.srtt_us)
 		qp->req.rtt_timing = false;
@@ -1120,6 +1178,8 @@ static bool srnic_req_tx(struct srnic_qp *qp, struct srnic_tx_run *run)
 			return pkt.again;
 		}
 		srnic_sched_send(run, pkt.av, skb, pkt.pad);
+		/* after the stack took it: sending may be what is slow */
+		WRITE_ONCE(qp->req.last_tx, jiffies);
 		if (pkt.fatal) {
 			srnic_qp_error(qp);
 			return false;
@@ -1213,7 +1273,8 @@ void srnic_req_retrans_timer(struct timer_list *t)
 	struct srnic_qp *qp = timer_container_of(qp, t, retrans_timer);
 
 	spin_lock_bh(&qp->req_lock);
-	if (srnic_req_idle(qp) || srnic_req_timer_grace(qp)) {
+	if (srnic_req_idle(qp) || srnic_req_timer_early(qp) ||
+	    srnic_req_timer_grace(qp)) {
 		/* Nothing outstanding, or no sign of loss yet. */
 		spin_unlock_bh(&qp->req_lock);
 		return;

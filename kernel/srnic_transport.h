@@ -18,7 +18,7 @@ int srnic_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 		    const struct ib_send_wr **bad_wr);
 void srnic_req_arm_timer(struct srnic_qp *qp);
 unsigned long srnic_req_timeout(struct srnic_qp *qp);
-void srnic_req_rtt_answer(struct srnic_qp *qp, u32 psn);
+void srnic_req_answered(struct srnic_qp *qp, u32 psn);
 bool srnic_req_idle(struct srnic_qp *qp);
 bool srnic_req_has_work(struct srnic_qp *qp);
 void srnic_req_retrans_timer(struct timer_list *t);

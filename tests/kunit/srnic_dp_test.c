@@ -27,10 +27,11 @@
  * (dropped and counted), a remote access error taking both QPs to ERR, a
  * QP moved to ERR between the packets of a stream, RNR NAK and the RNR
  * timer, a loss recovered by the retransmit timer (which then stays quiet),
- * the timer's backoff and round-trip estimate, ib_drain_qp() in each CQ
- * poll context, QP destruction with packets of the QP still on the wire,
- * and two QPs whose packets go through the IP stack's loopback and UDP
- * receive instead of the wire.
+ * the timer's backoff and round-trip estimate, a sender slower than the
+ * timeout (no resend), ib_drain_qp() in each CQ poll context, QP
+ * destruction with packets of the QP still on the wire, and two QPs whose
+ * packets go through the IP stack's loopback and UDP receive instead of
+ * the wire.
  *
  * Any lock-order or memory error is a splat in the log, which
  * tests/kunit/kunit_count.py counts as a failure.
@@ -88,6 +89,8 @@ enum { SRNIC_DP_A, SRNIC_DP_B };
  * @held: packets captured while @hold, for the case to take
  * @tasklet: delivers @rx in softirq, as a NIC's receive would
  * @hold: capture what srnic sends instead of delivering it
+ * @slow_ms: busy-wait this long in each transmit of QP A's packets: a
+ *	sender on a slow CPU
  * @dead: drop what srnic sends (teardown)
  * @queued: packets put on @rx
  * @delivered: packets of @rx srnic_udp_encap_recv() has returned from
@@ -101,6 +104,7 @@ struct srnic_dp_wire {
 	struct tasklet_struct	tasklet;
 	bool			hold;
 	bool			dead;
+	u32			slow_ms;
 	atomic_t		queued;
 	atomic_t		delivered;
 };
@@ -186,6 +190,12 @@ static netdev_tx_t srnic_dp_xmit(struct sk_buff *skb, struct net_device *ndev)
 	}
 	__skb_pull(skb, ETH_HLEN);
 	skb_reset_network_header(skb);
+	if (READ_ONCE(w->slow_ms) &&
+	    ip_hdr(skb)->daddr == htonl(SRNIC_DP_IP_PEER_A)) {
+		/* sent: not in the local stack any more, only slow */
+		skb_orphan(skb);
+		mdelay(READ_ONCE(w->slow_ms));
+	}
 	if (READ_ONCE(w->hold))
 		skb_queue_tail(&w->held, skb);
 	else
@@ -1386,6 +1396,56 @@ static void srnic_dp_timer_follows_round_trip(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, srnic_dp_cnt(ctx, SRNIC_CNT_RECVS), 2);
 }
 
+/*
+ * A sender slower than its timeout is no loss either: four 5000-byte
+ * WRITEs, 20 packets 10 ms apart (a KASAN guest takes 100 ms to send a
+ * 64 KiB WRITE), ask for an ACK only now and then, and the peer owes
+ * nothing before. The timeout counts from the oldest packet whose answer
+ * is owed, or with none owed from the last packet sent, so none fires
+ * (timed from the last ACK, the debug tier's test_order resent such
+ * messages). Then a lost last packet still times out.
+ */
+static void srnic_dp_timer_slow_sender(struct kunit *test)
+{
+	struct srnic_dp_ctx *ctx = test->priv;
+	struct srnic_dp_wire *w = ctx->wire;
+	struct ib_wc wc[4];
+	int i;
+
+	srnic_dp_set_timeout(ctx->qp[SRNIC_DP_A], 14);	/* 67 ms */
+
+	/* An answer first: a timer armed at an ACK, as mid-stream. */
+	srnic_dp_fill(ctx, SRNIC_DP_A, 0, 5000, 67);
+	srnic_dp_post(test, ctx, SRNIC_DP_A, IB_WR_RDMA_WRITE, 105, 0, 100,
+		      0, 0, 0);
+	KUNIT_ASSERT_EQ(test, srnic_dp_poll(ctx, SRNIC_DP_A, wc, 1), 1);
+	srnic_dp_expect_wc(test, wc, 105, IB_WC_RDMA_WRITE, 100);
+
+	WRITE_ONCE(w->slow_ms, 10);
+	for (i = 0; i < 4; i++)
+		srnic_dp_post(test, ctx, SRNIC_DP_A, IB_WR_RDMA_WRITE, 110 + i,
+			      0, 5000, 500, 0, 0);
+	KUNIT_ASSERT_EQ(test, srnic_dp_poll(ctx, SRNIC_DP_A, wc, 4), 4);
+	WRITE_ONCE(w->slow_ms, 0);
+	for (i = 0; i < 4; i++)
+		srnic_dp_expect_wc(test, &wc[i], 110 + i, IB_WC_RDMA_WRITE,
+				   5000);
+	SRNIC_DP_EXPECT_MEMEQ(test, ctx->buf[SRNIC_DP_B] + 500,
+			      ctx->buf[SRNIC_DP_A], 5000);
+	KUNIT_ASSERT_TRUE(test, srnic_dp_settle(w));
+	KUNIT_EXPECT_EQ(test, srnic_dp_cnt(ctx, SRNIC_CNT_RETRANS_TIMEOUTS), 0);
+	KUNIT_EXPECT_EQ(test, srnic_dp_cnt(ctx, SRNIC_CNT_RETRANSMITS), 0);
+
+	/* The owed packet lost: the timer still resends it. */
+	srnic_dp_fill(ctx, SRNIC_DP_A, 0, 100, 71);
+	srnic_dp_send_held(test, ctx, 107, 108);
+	kfree_skb(skb_dequeue(&w->held));
+	KUNIT_ASSERT_GE(test, srnic_dp_wait_held(w, 1), 1);
+	KUNIT_EXPECT_GE(test, srnic_dp_cnt(ctx, SRNIC_CNT_RETRANS_TIMEOUTS), 1);
+	srnic_dp_release(w);
+	srnic_dp_expect_delivered(test, ctx, 107, 108, 100);
+}
+
 /* Take the @n packets held, in order, into @skb[]. */
 static void srnic_dp_take(struct kunit *test, struct srnic_dp_wire *w,
 			  struct sk_buff **skb, u32 n)
@@ -2089,6 +2149,7 @@ static struct kunit_case srnic_dp_cases[] = {
 	KUNIT_CASE(srnic_dp_timer_waits_for_local_queue),
 	KUNIT_CASE(srnic_dp_timer_backs_off),
 	KUNIT_CASE(srnic_dp_timer_follows_round_trip),
+	KUNIT_CASE(srnic_dp_timer_slow_sender),
 	KUNIT_CASE(srnic_dp_destroy_in_flight),
 	KUNIT_CASE(srnic_dp_destroy_receiver),
 	KUNIT_CASE_PARAM(srnic_dp_drain, srnic_dp_poll_ctx_gen_params),
