@@ -72,7 +72,7 @@ define srnic_kcheck
 endef
 
 ifneq ($(SRNIC_KCHROOT),)
-module module-debug check module-clean:
+module module-debug check:
 	tools/kernels.sh make $(KVER) $@ W=$(W)
 else
 module:
@@ -87,9 +87,15 @@ check:
 	$(srnic_kcheck)
 	$(MAKE) $(KBUILD_ARGS) C=2 CF="-D__CHECK_ENDIAN__" modules
 
-module-clean:
-	@if [ -f "$(KDIR)/Makefile" ]; then $(MAKE) -C $(KDIR) M=$(SRNIC_M) clean; fi
 endif
+
+# What `make module` writes, for any kernel. Not kbuild's own clean (make
+# M=... clean): it deletes every *.o, *.ko and *.[aios] below the checkout,
+# build/ included (the userspace objects, the hwsim module, kept srnic.ko
+# files).
+module-clean:
+	rm -f srnic.ko srnic.o srnic.mod srnic.mod.c srnic.mod.o Module.symvers \
+		modules.order .module-common.o .*.cmd kernel/*.o kernel/.*.cmd
 
 userspace:
 	cmake -S userspace -B "$(BUILD)/userspace" -DCMAKE_BUILD_TYPE=RelWithDebInfo

@@ -4,8 +4,9 @@
 # compat tier boots the module the build tier built and checked for that
 # kernel instead of building it again (about a minute per kernel in CI).
 # Run from the checkout's top directory. The kept files do not end in .ko:
-# kbuild's clean (make module-clean) deletes every *.ko, *.ko.* and *.[aios]
-# below the checkout, build/ included.
+# kbuild's own clean (make -C KDIR M=... clean, which make module-clean does
+# not use) deletes every *.ko, *.ko.* and *.[aios] below the checkout,
+# build/ included.
 
 # kocache_key: hash of the tracked files the module build reads, as they are
 # in the working tree

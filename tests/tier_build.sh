@@ -71,5 +71,18 @@ rc=$?
 echo "$out" | tail -n 5
 check "userspace builds (CMake, -Werror)" test "$rc" -eq 0
 check "srnicctl built" test -x build/userspace/ctl/srnicctl
+
+# make module-clean: what make module wrote goes, build/ stays (kbuild's
+# own clean took the userspace objects and the kept modules with it)
+make -s module-clean >/dev/null 2>&1
+check "make module-clean: no kbuild product left" \
+	bash -c '! compgen -G "kernel/*.o" && ! compgen -G ".*.cmd" &&
+		 ! compgen -G "kernel/.*.cmd" && ! compgen -G "srnic.*"'
+check "make module-clean: build/ untouched (srnicctl, userspace objects, kept modules)" \
+	bash -c 'test -x build/userspace/ctl/srnicctl &&
+		 compgen -G "build/userspace/ctl/CMakeFiles/*/*.o" >/dev/null &&
+		 compgen -G "build/ko/*.srnic-module" >/dev/null'
+kocache_get "$(make -s --no-print-directory kernelrelease)" ||
+	make -s module >/dev/null 2>&1
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
