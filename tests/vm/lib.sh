@@ -722,6 +722,46 @@ port_listen() {
 	ip netns exec "$1" grep -qi "$hex" /proc/net/tcp
 }
 
+# srnic's tracepoints through tracefs, one way for every test:
+#   trace_mount: tracefs mounted at $TRACEFS
+#   trace_start [-b KB] [-f EVENT FILTER]... EVENT...: tracefs mounted, the
+#       ring buffer emptied (KB per CPU with -b), only these srnic events
+#       enabled (EVENT's -f FILTER: a tracefs filter expression), tracing on
+#   trace_stop [FILE]: srnic events off, their filters cleared, tracing
+#       off; the trace saved to FILE when given ("$TRACEFS/trace" keeps it
+#       until the next trace_start)
+#   trace_overruns: events the ring buffer overwrote since trace_start
+TRACEFS=/sys/kernel/tracing
+trace_mount() {
+	mountpoint -q "$TRACEFS" || mount -t tracefs nodev "$TRACEFS"
+}
+trace_start() {
+	local ev
+	trace_mount
+	echo 0 >"$TRACEFS/tracing_on"
+	echo 0 >"$TRACEFS/events/srnic/enable"
+	while [ $# -gt 0 ]; do
+		case $1 in
+		-b) echo "$2" >"$TRACEFS/buffer_size_kb"; shift 2 ;;
+		-f) echo "$3" >"$TRACEFS/events/srnic/$2/filter"; shift 3 ;;
+		*) break ;;
+		esac
+	done
+	: >"$TRACEFS/trace"
+	for ev in "$@"; do echo 1 >"$TRACEFS/events/srnic/$ev/enable"; done
+	echo 1 >"$TRACEFS/tracing_on"
+}
+trace_stop() {
+	echo 0 >"$TRACEFS/events/srnic/enable"
+	echo 0 >"$TRACEFS/events/srnic/filter"
+	echo 0 >"$TRACEFS/tracing_on"
+	[ $# -eq 0 ] || cat "$TRACEFS/trace" >"$1"
+}
+trace_overruns() {
+	cat "$TRACEFS"/per_cpu/cpu*/stats |
+		awk '/^overrun:/ { n += $2 } END { print n + 0 }'
+}
+
 # how much slower than the stock kernel the guest runs (the debug tier: 8)
 SRNIC_TIME_SCALE=${SRNIC_TIME_SCALE:-1}
 time_scaled() { echo $(($1 * SRNIC_TIME_SCALE)); }

@@ -114,16 +114,10 @@ t_check "DCQCN off: the senders overrun the bottleneck (drops)" test "$DQ_DROPS"
 
 t_check "DCQCN on on every device" dq_dcqcn on
 # the srnic_cnp and srnic_rate tracepoints must fire during the run
-T=/sys/kernel/tracing
-mountpoint -q "$T" || mount -t tracefs nodev "$T"
-echo >"$T/trace"
-echo 1 >"$T/events/srnic/srnic_cnp/enable"
-echo 1 >"$T/events/srnic/srnic_rate/enable"
+trace_start srnic_cnp srnic_rate
 dq_run "$SECS" 65536
-echo 0 >"$T/events/srnic/srnic_cnp/enable"
-echo 0 >"$T/events/srnic/srnic_rate/enable"
 TRACE=$(mktemp)
-cat "$T/trace" >"$TRACE"
+trace_stop "$TRACE"
 dq_report "DCQCN on"
 t_check "DCQCN on: srnic_cnp fired for CNPs sent (tx)" grep -qE 'srnic_cnp: dev=[0-9]+ qpn=[0-9]+ tx' "$TRACE"
 t_check "DCQCN on: srnic_cnp fired for CNPs handled (rx)" grep -qE 'srnic_cnp: dev=[0-9]+ qpn=[0-9]+ rx' "$TRACE"

@@ -104,7 +104,6 @@ ratelimit() {
 # ------------------------------------------------------------ runners
 
 OUT=/tmp/loss.out
-# port_listen NS PORT: TCP LISTEN on PORT in netns NS
 # pingpong NAME [N]: ibv_rc_pingpong 64 KiB x N (100), data checked, server
 # in nsA; PASS iff both sides exit 0.
 # rc_pingpong has no closing handshake: each side exits (destroying its QP)

@@ -30,8 +30,7 @@ cd "$(dirname "$0")/../.."
 srnic_pair_up sch_netem
 
 W=$(mktemp -d)
-T=/sys/kernel/tracing
-mountpoint -q "$T" || mount -t tracefs nodev "$T"
+trace_mount
 EVENTS="srnic_pkt_tx srnic_pkt_rx srnic_retransmit srnic_nak srnic_cnp
 srnic_rate srnic_qp_state srnic_wqe_post srnic_wqe_done srnic_repath"
 
@@ -52,24 +51,7 @@ wait_for() {
 		sleep 0.2
 	done
 }
-# trace_start EVENT...: empty the ring buffer, enable these srnic events
-trace_start() {
-	local ev
-	echo 0 >"$T/tracing_on"
-	echo 0 >"$T/events/srnic/enable"
-	: >"$T/trace"
-	for ev in "$@"; do echo 1 >"$T/events/srnic/$ev/enable"; done
-	echo 1 >"$T/tracing_on"
-}
-# trace_stop FILE: stop, save the trace, fail if events were overwritten
-trace_stop() {
-	local over
-	echo 0 >"$T/events/srnic/enable"
-	echo 0 >"$T/tracing_on"
-	cat "$T/trace" >"$1"
-	over=$(cat "$T"/per_cpu/cpu*/stats | awk '/^overrun:/ { n += $2 } END { print n + 0 }')
-	t_eq "trace buffer kept every event" "$over" 0
-}
+# trace_mount, trace_start, trace_stop, trace_overruns: lib.sh
 nev() { grep -c " $2: " "$1"; }
 
 # pair (lib.sh): slower tools here (every event traced, netem loss)
@@ -80,15 +62,14 @@ PAIR_CLIENT_SECS=80
 echo "== part 1 at ${SECONDS}s"
 
 for ev in $EVENTS; do
-	t_check "tracepoint srnic:$ev exists" test -f "$T/events/srnic/$ev/format"
+	t_check "tracepoint srnic:$ev exists" test -f "$TRACEFS/events/srnic/$ev/format"
 done
 
 # ------------------------------------- 2. clean traffic: counters, events
 echo "== part 2 at ${SECONDS}s"
 
 snap S
-echo 16384 >"$T/buffer_size_kb"
-trace_start $EVENTS
+trace_start -b 16384 $EVENTS
 pair "ibv_rc_pingpong 4 KiB x 100, data checked" \
 	ibv_rc_pingpong -d srnic0 -g "$G0" -n 100 -s 4096 -c -- \
 	ibv_rc_pingpong -d srnic1 -g "$G1" -n 100 -s 4096 -c 10.99.0.1
@@ -102,6 +83,7 @@ pair "ibv_ud_pingpong 512 B x 50, data checked" \
 	ibv_ud_pingpong -d srnic0 -g "$G0" -n 50 -s 512 -c -- \
 	ibv_ud_pingpong -d srnic1 -g "$G1" -n 50 -s 512 -c 10.99.0.1
 trace_stop "$W/clean.trace"
+t_eq "trace buffer kept every event" "$(trace_overruns)" 0
 
 # The client (srnic1) wrote 100 x 64 KiB, sent 100 x 4 KiB + 50 x 512 B;
 # the server (srnic0) sent 100 x 4 KiB + 50 x 512 B and 50 x 64 KiB of READ
@@ -228,6 +210,7 @@ sed 's/^/  | /' "$out"
 t_eq "observe_qp.py: every check ok" "$(grep -c '^not ok' "$out")" 0
 t_eq "observe_qp.py: 7 checks" "$(grep -c '^ok ' "$out")" 7
 trace_stop "$W/err.trace"
+t_eq "trace buffer kept every event" "$(trace_overruns)" 0
 f=$W/err.trace
 t_eq "srnic0 sent one remote access NAK" "$(delta S srnic0 resp_remote_access_errors)" 1
 t_eq "srnic1 received one remote access NAK" "$(delta S srnic1 req_remote_access_errors)" 1
@@ -337,6 +320,7 @@ pair "ib_read_bw 64 KiB x 20 under 3% loss" \
 	ib_read_bw -d srnic1 -x "$G1" -s 65536 -n 20 -F 10.99.0.1
 [ -n "$have_bt" ] && bt_stop "$bt4"
 trace_stop "$W/loss.trace"
+t_eq "trace buffer kept every event" "$(trace_overruns)" 0
 tc -n nsA qdisc del dev vethA root
 tc -n nsB qdisc del dev vethB root
 f=$W/loss.trace

@@ -21,7 +21,10 @@
 # host load 14; none at lower load, so this catches it only on a busy host).
 # On the debug tier's KASAN guest the receiver is slow (1-4 ms a packet):
 # answers come long after 67 ms, and only a timer that follows the measured
-# round trip keeps this at 0 there (srnic_req_timeout()).
+# round trip keeps this at 0 there (srnic_req_timeout()). Its sender is slow
+# too (100 ms to send a 64 KiB WRITE, whose last packet alone asks for an
+# ACK): the timeout counts from the oldest packet owed an answer, not from
+# the last ACK (srnic_req_owe(); 7 timeouts a run before, none after).
 # Then ib_write_lat -s 8 -n 1000: each side's ACKs go from the CPU that
 # received the request, the other's requests are not handed over to it
 # (tx_handovers grows by fewer than 100 for 2000 WRITEs; it grew by one
@@ -75,27 +78,23 @@ drops() {
 
 # Each run traces the ACKs (and READ responses ending a message) received
 # and the retransmits: when anything was resent, the info lines show each
-# retransmit (cause, PSN) with the three answers before it and their times, which says whether the timer fired early
-# or the answers came late (the debug tier's KASAN receiver).
-T=/sys/kernel/tracing
-mountpoint -q "$T" || mount -t tracefs nodev "$T"
+# retransmit (cause, PSN) with the three answers before it and their times,
+# which says whether the timer fired early or the answers came late (the
+# debug tier's KASAN receiver).
 trace_acks() {
-	echo 0 >"$T/tracing_on"
-	: >"$T/trace"
-	echo 4096 >"$T/buffer_size_kb"
 	# RC ACKNOWLEDGE, RDMA READ response LAST and ONLY
-	echo 'opcode == 17 || opcode == 15 || opcode == 16' >"$T/events/srnic/srnic_pkt_rx/filter"
-	echo 1 >"$T/events/srnic/srnic_pkt_rx/enable"
-	echo 1 >"$T/events/srnic/srnic_retransmit/enable"
-	echo 1 >"$T/tracing_on"
+	trace_start -b 4096 \
+		-f srnic_pkt_rx 'opcode == 17 || opcode == 15 || opcode == 16' \
+		srnic_pkt_rx srnic_retransmit
 }
 show_retransmits() {
-	echo 0 >"$T/events/srnic/enable"
-	echo 0 >"$T/tracing_on"
-	echo "info $1: traced $(grep -c srnic_pkt_rx: "$T/trace") ACKs/READ responses received, $(grep -c srnic_retransmit: "$T/trace") retransmits"
-	grep -q srnic_retransmit: "$T/trace" || return 0
+	local tr=$TRACEFS/trace
+	trace_stop
+	echo "info $1: traced $(grep -c srnic_pkt_rx: "$tr") ACKs/READ" \
+		"responses received, $(grep -c srnic_retransmit: "$tr") retransmits"
+	grep -q srnic_retransmit: "$tr" || return 0
 	echo "info $1: each retransmit with the answers before it:"
-	grep -B3 srnic_retransmit: "$T/trace" | head -n 80 | sed 's/^ */  | /'
+	grep -B3 srnic_retransmit: "$tr" | head -n 80 | sed 's/^ */  | /'
 }
 
 # run NAME TOOL ITERS: TOOL with ITERS 64 KiB messages, nsB -> nsA

@@ -161,21 +161,18 @@ t_eq "off: repaths did not move" "$(($(delta srnic0 repaths) + $(delta srnic1 re
 echo 1 >"$(knob srnic0)"
 echo 1 >"$(knob srnic1)"
 t_eq "repath_timeouts set to 1" "$(cat "$(knob srnic0)") $(cat "$(knob srnic1)")" "1 1"
-T=/sys/kernel/tracing
-mountpoint -q "$T" || mount -t tracefs nodev "$T"
-echo >"$T/trace"
-echo 1 >"$T/events/srnic/srnic_repath/enable"
+trace_start srnic_repath
 snap
 read -r pass retry other <<<"$(xfers on "$PAIRS")"
-echo 0 >"$T/events/srnic/srnic_repath/enable"
+trace_stop
 r0=$(delta srnic0 repaths)
 r1=$(delta srnic1 repaths)
 echo "re-pathing on: $pass passed, $retry retry exhausted, $other other failures; repaths srnic0 +$r0 srnic1 +$r1; s1 dropped $(s1_drops)"
 t_eq "on: all $PAIRS transfers complete, data verified" "$pass" "$PAIRS"
 t_check "on: QPs re-pathed (repaths srnic0 +$r0, srnic1 +$r1)" test $((r0 + r1)) -gt 0
-t_check "srnic_repath fired: requester after a timeout" grep -q 'srnic_repath: .*cause=timeout' "$T/trace"
-t_check "srnic_repath fired: responder following its peer" grep -q 'srnic_repath: .*cause=peer' "$T/trace"
-grep -m 4 'srnic_repath:' "$T/trace" | sed 's/^/  trace: /'
+t_check "srnic_repath fired: requester after a timeout" grep -q 'srnic_repath: .*cause=timeout' "$TRACEFS/trace"
+t_check "srnic_repath fired: responder following its peer" grep -q 'srnic_repath: .*cause=peer' "$TRACEFS/trace"
+grep -m 4 'srnic_repath:' "$TRACEFS/trace" | sed 's/^/  trace: /'
 
 t_kernel_clean "no kernel warnings"
 t_check "rdma link delete srnic0" rdma link delete srnic0
