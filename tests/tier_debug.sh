@@ -47,6 +47,10 @@ if ! make -s module KDIR="$d/linux" >"$logdir/build.log" 2>&1; then
 	ko "make module KDIR=$d/linux (see $logdir/build.log)"
 else
 	ok "srnic.ko built for the debug kernel $kver"
+	# runs of this tier on different days hold for one revision of the
+	# driver when this says the same (Kbuild, kernel/, include/)
+	echo "debug: srnic's kernel code $(git ls-files -z -- Kbuild kernel include |
+		LC_ALL=C sort -z | xargs -0 cat | sha256sum | cut -c1-16)"
 	# the debug kernel's watchdogs, given a starved TCG vCPU some slack
 	export VMRUN_KERNEL_DIR=$d/root
 	# through PVH this kernel exits right after SeaBIOS: boot its bzImage

@@ -64,8 +64,10 @@
 #                                 line and the tasks in D state go to the log)
 #
 # Waiting
-#   wait_tcp_listen PORT [SECS]   wait (default 10 s) for a TCP LISTEN socket on
-#                                 PORT in /proc/net/tcp or tcp6 of this netns
+#   tcp_listening PORT [NS]       a TCP socket LISTENs on PORT (IPv4 or IPv6)
+#                                 in this netns, or in netns NS (a command
+#                                 for settle and ready)
+#   wait_tcp_listen PORT [SECS]   settle (default 10 s) for tcp_listening PORT
 #   wait_rdma_cm_listen [SECS]    wait (default 10 s) for an rdma_cm id in state
 #                                 LISTEN (`rdma res show cm_id`)
 #   settle [-t SECS] CMD...       retry CMD (function or executable) every
@@ -73,7 +75,7 @@
 #                                 $SRNIC_TIME_SCALE) s of wall clock; status
 #                                 of the last try
 #   ready CMD...                  settle for a server to listen (CMD: e.g.
-#                                 port_listen): up to $SRNIC_READY_SECS s
+#                                 tcp_listening): up to $SRNIC_READY_SECS s
 #                                 (default 20: a Python server took over 5 s
 #                                 in a guest on a loaded host; the debug
 #                                 tier sets 90)
@@ -139,8 +141,6 @@
 #   pair_tcp_listening            a TCP socket LISTENs on 18515 (pingpong,
 #                                 perftest) in $PAIR_SERVER_NS
 #   pair_cm_listening             an rdma_cm id is in state LISTEN
-#   port_listen NS PORT           a TCP socket LISTENs on PORT (IPv4) in
-#                                 netns NS (a command for ready)
 #   time_scaled SECS              SECS times $SRNIC_TIME_SCALE (a timeout
 #                                 that holds on the debug tier's kernel)
 #
@@ -406,21 +406,19 @@ trap _t_exit EXIT
 
 _t_now_us() { echo "${EPOCHREALTIME/[.,]/}"; }
 
-wait_tcp_listen() {
-	local port=$1 secs=${2:-10} hex f _sl laddr _rem st _rest end
-	printf -v hex ':%04X' "$port"
-	end=$(( $(_t_now_us) + secs * 1000000 ))
-	while :; do
-		for f in /proc/net/tcp /proc/net/tcp6; do
-			[ -r "$f" ] || continue
-			while read -r _sl laddr _rem st _rest; do
-				[ "$st" = 0A ] && [[ $laddr == *"$hex" ]] && return 0
-			done <"$f"
-		done
-		[ "$(_t_now_us)" -lt "$end" ] || return 1
-		sleep 0.1
-	done
+# tcp_listening PORT [NS]: a TCP socket LISTENs on PORT (IPv4 or IPv6), in
+# netns NS when one is named
+tcp_listening() {
+	local re
+	printf -v re ':%04X 0+:0000 0A' "$1"
+	if [ -n "${2:-}" ]; then
+		ip netns exec "$2" grep -sqiE "$re" /proc/net/tcp /proc/net/tcp6
+	else
+		grep -sqiE "$re" /proc/net/tcp /proc/net/tcp6
+	fi
 }
+
+wait_tcp_listen() { settle -t "${2:-10}" tcp_listening "$1"; }
 
 wait_rdma_cm_listen() {
 	local secs=${1:-10} end
@@ -708,19 +706,9 @@ _pair_ns_prefix() {
 	[ -z "$2" ] || _pfx=(ip netns exec "$2")
 }
 
-# 18515 = 0x4853, over IPv4 or IPv6
-pair_tcp_listening() {
-	local ns=()
-	_pair_ns_prefix ns "$PAIR_SERVER_NS"
-	"${ns[@]}" grep -qiE ':4853 0+:0000 0A' /proc/net/tcp /proc/net/tcp6
-}
+pair_tcp_listening() { tcp_listening 18515 "$PAIR_SERVER_NS"; }
 pair_cm_listening() { rdma res show cm_id | grep -q 'state LISTEN'; }
 
-port_listen() {
-	local hex
-	printf -v hex ':%04X 00000000:0000 0A' "$2"
-	ip netns exec "$1" grep -qi "$hex" /proc/net/tcp
-}
 
 # srnic's tracepoints through tracefs, one way for every test:
 #   trace_mount: tracefs mounted at $TRACEFS

@@ -129,7 +129,7 @@ pingpong() {
 	bg_start pid timeout --kill-after=5 "$(time_scaled 170)" ip netns exec nsA \
 		env LD_PRELOAD="$BARRIER" SRNIC_BARRIER="$b.srv" \
 		ibv_rc_pingpong -d srnic0 -g "$G0" -n "$n" -s 65536 -c >"$OUT.srv" 2>&1
-	ready port_listen nsA 18515
+	ready tcp_listening 18515 nsA
 	bg_start cpid timeout --kill-after=5 "$(time_scaled 160)" ip netns exec nsB \
 		env LD_PRELOAD="$BARRIER" SRNIC_BARRIER="$b.cli" \
 		ibv_rc_pingpong -d srnic1 -g "$G1" -n "$n" -s 65536 -c 10.99.0.1 >"$OUT" 2>&1
@@ -173,7 +173,7 @@ xfer() {
 	XPORT=$((XPORT + 1))
 	bg_start pid timeout --kill-after=5 "$(time_scaled 290)" ip netns exec nsA "$PY" "$XFER" \
 		server --dev srnic0 --port "$XPORT"
-	ready port_listen nsA "$XPORT"
+	ready tcp_listening "$XPORT" nsA
 	with_timeout "$(time_scaled 280)" ip netns exec nsB "$PY" "$XFER" client --dev srnic1 \
 		--port "$XPORT" --tag "$tag: " "$@" >"$OUT" 2>&1
 	rc=$?
@@ -273,7 +273,7 @@ gone() {
 	bg_start pid timeout --kill-after=5 "$(time_scaled 120)" ip netns exec nsA "$PY" "$XFER" \
 		server --dev srnic0 --port "$XPORT"
 	SRV_PID=$pid
-	ready port_listen nsA "$XPORT"
+	ready tcp_listening "$XPORT" nsA
 	bg_start cpid timeout --kill-after=5 "$(time_scaled 110)" ip netns exec nsB "$PY" "$XFER" \
 		client --dev srnic1 --port "$XPORT" --tag "$name: " \
 		--gone-file "$GONE" --gone-max "$(time_scaled 10)" --op-timeout "$(time_scaled 60)" --ops write "$@" >"$OUT" 2>&1
@@ -348,7 +348,7 @@ t_check "rate limit: htb ${RATE_MBIT} mbit + pfifo limit 32 on vethA and vethB" 
 snap
 bg_start pid timeout --kill-after=5 "$(time_scaled 60)" ip netns exec nsA \
 	ib_write_bw -d srnic0 -x "$G0" -s 65536 -D 5 -F
-ready port_listen nsA 18515
+ready tcp_listening 18515 nsA
 with_timeout "$(time_scaled 50)" ip netns exec nsB ib_write_bw -d srnic1 -x "$G1" -s 65536 \
 	-D 5 -F 10.99.0.1 >"$OUT" 2>&1
 rc=$?

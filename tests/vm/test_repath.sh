@@ -107,7 +107,7 @@ xfers() {
 		port=$((18700 + i))
 		bg_start pid timeout --kill-after=5 "$(time_scaled 120)" ip netns exec hA "$PY" "$XFER" \
 			server --dev srnic0 --ip 10.1.0.2 --port "$port"
-		ready port_listen hA "$port"
+		ready tcp_listening "$port" hA
 		with_timeout "$(time_scaled 110)" ip netns exec hB "$PY" "$XFER" client --dev srnic1 \
 			--ip 10.2.0.2 --server 10.1.0.2 --port "$port" --size $((256 << 10)) \
 			--msg 65536 --depth 4 --ops write,read --op-timeout "$(time_scaled 60)" \
