@@ -8,12 +8,15 @@
 # not use) deletes every *.ko, *.ko.* and *.[aios] below the checkout,
 # build/ included.
 
-# kocache_key: hash of the tracked files the module build reads, as they are
-# in the working tree
-kocache_key() {
-	git ls-files -z -- Makefile Kbuild kernel include | LC_ALL=C sort -z |
-		xargs -0 cat | sha256sum | cut -c1-16
+# src_hash PATH...: hash of the tracked files under PATH..., as they are in
+# the working tree
+src_hash() {
+	git ls-files -z -- "$@" | LC_ALL=C sort -z | xargs -0 cat | sha256sum |
+		cut -c1-16
 }
+
+# kocache_key: src_hash of what the module build reads
+kocache_key() { src_hash Makefile Kbuild kernel include; }
 
 # kocache_put KVER: keep ./srnic.ko, built for KVER
 kocache_put() {

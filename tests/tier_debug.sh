@@ -17,6 +17,7 @@ set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top" || exit 1
 . tests/tally.sh
+. tests/kocache.sh
 logdir=${SRNIC_TEST_LOGS:-$top/build/test-logs}/debug
 mkdir -p "$logdir"
 
@@ -49,8 +50,7 @@ else
 	ok "srnic.ko built for the debug kernel $kver"
 	# runs of this tier on different days hold for one revision of the
 	# driver when this says the same (Kbuild, kernel/, include/)
-	echo "debug: srnic's kernel code $(git ls-files -z -- Kbuild kernel include |
-		LC_ALL=C sort -z | xargs -0 cat | sha256sum | cut -c1-16)"
+	echo "debug: srnic's kernel code $(src_hash Kbuild kernel include)"
 	# the debug kernel's watchdogs, given a starved TCG vCPU some slack
 	export VMRUN_KERNEL_DIR=$d/root
 	# through PVH this kernel exits right after SeaBIOS: boot its bzImage

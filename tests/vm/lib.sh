@@ -68,8 +68,7 @@
 #                                 in this netns, or in netns NS (a command
 #                                 for settle and ready)
 #   wait_tcp_listen PORT [SECS]   settle (default 10 s) for tcp_listening PORT
-#   wait_rdma_cm_listen [SECS]    wait (default 10 s) for an rdma_cm id in state
-#                                 LISTEN (`rdma res show cm_id`)
+#   wait_rdma_cm_listen [SECS]    settle (default 10 s) for pair_cm_listening
 #   settle [-t SECS] CMD...       retry CMD (function or executable) every
 #                                 0.1 s for up to SECS (default 5 times
 #                                 $SRNIC_TIME_SCALE) s of wall clock; status
@@ -409,26 +408,15 @@ _t_now_us() { echo "${EPOCHREALTIME/[.,]/}"; }
 # tcp_listening PORT [NS]: a TCP socket LISTENs on PORT (IPv4 or IPv6), in
 # netns NS when one is named
 tcp_listening() {
-	local re
+	local re ns=()
 	printf -v re ':%04X 0+:0000 0A' "$1"
-	if [ -n "${2:-}" ]; then
-		ip netns exec "$2" grep -sqiE "$re" /proc/net/tcp /proc/net/tcp6
-	else
-		grep -sqiE "$re" /proc/net/tcp /proc/net/tcp6
-	fi
+	_pair_ns_prefix ns "${2:-}"
+	"${ns[@]}" grep -sqiE "$re" /proc/net/tcp /proc/net/tcp6
 }
 
 wait_tcp_listen() { settle -t "${2:-10}" tcp_listening "$1"; }
 
-wait_rdma_cm_listen() {
-	local secs=${1:-10} end
-	end=$(( $(_t_now_us) + secs * 1000000 ))
-	while :; do
-		[[ $(rdma res show cm_id 2>/dev/null) == *LISTEN* ]] && return 0
-		[ "$(_t_now_us)" -lt "$end" ] || return 1
-		sleep 0.2
-	done
-}
+wait_rdma_cm_listen() { settle -t "${1:-10}" pair_cm_listening; }
 
 # ------------------------------------------------------------------ networks
 
@@ -707,8 +695,7 @@ _pair_ns_prefix() {
 }
 
 pair_tcp_listening() { tcp_listening 18515 "$PAIR_SERVER_NS"; }
-pair_cm_listening() { rdma res show cm_id | grep -q 'state LISTEN'; }
-
+pair_cm_listening() { rdma res show cm_id 2>/dev/null | grep -q 'state LISTEN'; }
 
 # srnic's tracepoints through tracefs, one way for every test:
 #   trace_mount: tracefs mounted at $TRACEFS
