@@ -37,7 +37,7 @@ static bool srnic_cnp_qp_ok(const struct srnic_qp *qp)
 /**
  * srnic_cnp_rp_rcv() - a CNP arrived (BTH opcode 0x81)
  * @sdev: the receiving device
- * @pkt: the CNP, checked by srnic_recv_parse() (ICRC included)
+ * @pkt: the CNP, checked by srnic_recv_check() (ICRC included)
  *
  * Goes to the reaction point of the QP the CNP names; ignored (and counted
  * as such) when roce_rp/enable is off or the QP does not exist or is not

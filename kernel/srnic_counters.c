@@ -53,6 +53,8 @@ static const struct rdma_stat_desc srnic_counter_descs[] = {
 	[SRNIC_CNT_ACK_OUT_OF_WINDOW].name = "ack_out_of_window",
 	[SRNIC_CNT_TX_HANDOVER].name = "tx_handovers",
 	[SRNIC_CNT_REPATHS].name = "repaths",
+	[SRNIC_CNT_RX_STEERED].name = "rx_steered",
+	[SRNIC_CNT_RX_STEER_DROPS].name = "rx_steer_drops",
 };
 
 static struct rdma_hw_stats *

@@ -53,6 +53,8 @@ enum srnic_counter {
 	SRNIC_CNT_ACK_OUT_OF_WINDOW,	/* responses for PSNs not outstanding */
 	SRNIC_CNT_TX_HANDOVER,		/* TX runs handed to the owner CPU */
 	SRNIC_CNT_REPATHS,		/* RC QPs moved to a new UDP source port */
+	SRNIC_CNT_RX_STEERED,		/* packets run on their consumer's CPU */
+	SRNIC_CNT_RX_STEER_DROPS,	/* dropped: that CPU's queue was full */
 	SRNIC_CNT_MAX
 };
 

@@ -150,7 +150,8 @@ static void srnic_dealloc_driver(struct ib_device *ibdev)
 }
 
 /*
- * sysfs: /sys/class/infiniband/<dev>/srnic/{version,netdev,repath_timeouts}
+ * sysfs: /sys/class/infiniband/<dev>/srnic/{version,netdev,repath_timeouts,
+ * rx_steer}
  */
 static ssize_t version_show(struct device *device,
 			    struct device_attribute *attr, char *buf)
@@ -199,10 +200,40 @@ static ssize_t repath_timeouts_store(struct device *device,
 }
 static DEVICE_ATTR_RW(repath_timeouts);
 
+/*
+ * Receive steering (srnic_recv.c): 1: a user QP's packets are run on the
+ * CPU of the process that created it; 0 (default): on the CPU that received
+ * them. Read without a lock by the data path.
+ */
+static ssize_t rx_steer_show(struct device *device,
+			     struct device_attribute *attr, char *buf)
+{
+	struct srnic_dev *sdev = to_srnic_dev(rdma_device_to_ibdev(device));
+
+	return sysfs_emit(buf, "%u\n", READ_ONCE(sdev->rx_steer));
+}
+
+static ssize_t rx_steer_store(struct device *device,
+			      struct device_attribute *attr,
+			      const char *buf, size_t count)
+{
+	struct srnic_dev *sdev = to_srnic_dev(rdma_device_to_ibdev(device));
+	bool v;
+	int err;
+
+	err = kstrtobool(buf, &v);
+	if (err)
+		return err;
+	WRITE_ONCE(sdev->rx_steer, v);
+	return count;
+}
+static DEVICE_ATTR_RW(rx_steer);
+
 static struct attribute *srnic_dev_attrs[] = {
 	&dev_attr_version.attr,
 	&dev_attr_netdev.attr,
 	&dev_attr_repath_timeouts.attr,
+	&dev_attr_rx_steer.attr,
 	NULL,
 };
 

@@ -159,6 +159,7 @@ static int __init srnic_init(void)
 	if (err)
 		goto err_unguard;
 
+	srnic_recv_init();
 	err = srnic_net_init();
 	if (err)
 		goto err_wq;
@@ -194,6 +195,7 @@ static void __exit srnic_exit(void)
 	ib_unregister_driver(RDMA_DRIVER_RXE);
 	srnic_registry_exit();
 	srnic_net_exit();
+	srnic_recv_exit();
 	srnic_sched_exit();
 	srnic_unguard_rxe();
 	pr_info("unloaded\n");

@@ -11,6 +11,7 @@
  * stale lookup) and then for @released (every reference dropped), cancels
  * the work item and timers, and only then lets ib_core free the memory.
  */
+#include <linux/sched/task.h>
 #include <linux/vmalloc.h>
 #include <linux/xarray.h>
 #include <rdma/ib_cache.h>
@@ -167,6 +168,11 @@ static void srnic_qp_init_fields(struct srnic_qp *qp, struct srnic_dev *sdev,
 	spin_lock_init(&qp->req_lock);
 	spin_lock_init(&qp->resp_lock);
 	spin_lock_init(&qp->path_lock);
+	spin_lock_init(&qp->rx_lock);
+	qp->rx_cpu = -1;
+	/* Receive steering runs its packets where this task runs. */
+	if (udata)
+		qp->rx_task = get_task_struct(current);
 	qp->state = IB_QPS_RESET;
 	qp->sq_sig_all = init->sq_sig_type == IB_SIGNAL_ALL_WR;
 	qp->scq = to_srnic_cq(init->send_cq);
@@ -241,6 +247,8 @@ err_free_wqe:
 err_dst_cache:
 	dst_cache_destroy(&qp->dst_cache);
 err_uncount:
+	if (qp->rx_task)
+		put_task_struct(qp->rx_task);
 	atomic_dec(&sdev->qp_count);
 	return err;
 }
@@ -623,6 +631,8 @@ static int srnic_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	kfree(qp->resp.rd);
 	kfree(qp->wqe);
 	dst_cache_destroy(&qp->dst_cache);
+	if (qp->rx_task)
+		put_task_struct(qp->rx_task);
 	atomic_dec(&sdev->qp_count);
 	return 0;
 }

@@ -147,6 +147,10 @@ struct srnic_rd_atomic {
  * @path_lock: innermost; protects the writers of @src_port, @flow_label,
  *	@peer_sport and @repaths (srnic_qp_core.c); the data path reads the
  *	first two without it (READ_ONCE)
+ * @rx_lock: innermost; protects the choice of @rx_cpu against @rx_queued
+ *	(srnic_recv.c, receive steering): @rx_cpu changes only while no
+ *	packet of the QP is queued for steering, and @rx_queued goes up only
+ *	under it (it goes down, atomically, without it)
  */
 struct srnic_qp {
 	struct ib_qp		ibqp;
@@ -167,6 +171,12 @@ struct srnic_qp {
 	u32			repaths;	/* RC: new source ports taken */
 	struct srnic_av		av;		/* RC/UC: the path */
 	struct dst_cache	dst_cache;	/* RC/UC route cache */
+
+	/* receive steering to the consumer's CPU (srnic_recv.c) */
+	struct task_struct	*rx_task;	/* consumer; NULL: kernel QP */
+	spinlock_t		rx_lock;	/* see above */
+	int			rx_cpu;		/* where @rx_queued wait */
+	atomic_t		rx_queued;	/* packets steered, not yet run */
 
 	struct srnic_cq		*scq;
 	struct srnic_cq		*rcq;

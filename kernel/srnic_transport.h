@@ -60,5 +60,7 @@ void srnic_cnp_rp_rcv(struct srnic_dev *sdev, struct srnic_pkt *pkt);
 
 /* srnic_recv.c */
 int srnic_udp_encap_recv(struct sock *sk, struct sk_buff *skb);
+void srnic_recv_init(void);
+void srnic_recv_exit(void);
 
 #endif /* SRNIC_TRANSPORT_H */

@@ -4,11 +4,12 @@
 # bench_guest.sh: perftest benchmark of one RDMA stack; runs inside a vmrun
 # guest, started by tools/bench.sh (one VM per stack and round).
 #
-#   tests/vm/vmrun tests/bench/bench_guest.sh rxe|srnic [quick|full] [MTU]
+#   tests/vm/vmrun tests/bench/bench_guest.sh rxe|srnic [quick|full] [MTU [STEER]]
 #
 #     dev0 (rxe0|srnic0) on vethA 10.99.0.1 <== veth ==> vethB 10.99.0.2 on dev1
 #     server: dev0, client: dev1; policy routing so frames cross the veth;
 #     MTU (default 1500) is the netdev MTU of both veths (9000: IB MTU 4096)
+#     STEER (default 0) is srnic's receive steering (sysfs srnic/rx_steer)
 #
 # First a single-thread memcpy rate: glibc memcpy() called through Python's
 # ctypes, 64 MiB source to 64 MiB destination (both faulted in first, far
@@ -55,6 +56,7 @@
 stack=${1:?usage: bench_guest.sh rxe|srnic [quick|full] [MTU]}
 mode=${2:-full}
 mtu=${3:-1500}
+steer=${4:-0}		# srnic: sysfs srnic/rx_steer of both devices
 LOG=/tmp/bench
 mkdir -p "$LOG"
 
@@ -115,6 +117,10 @@ setup_stack() {
 			rdma link add srnic1 type srnic netdev vethB ||
 			not_yet "rdma link add ... type srnic failed"
 		dev0=srnic0 dev1=srnic1
+		echo "$steer" >/sys/class/infiniband/srnic0/srnic/rx_steer &&
+			echo "$steer" >/sys/class/infiniband/srnic1/srnic/rx_steer ||
+			not_yet "cannot set srnic/rx_steer to $steer"
+		meta rx_steer "$steer"
 		;;
 	*)
 		echo "bench: unknown stack $stack"

@@ -745,6 +745,9 @@ PAIR_CLIENT_NS=nsB
 PAIR_SERVER_SECS=45
 PAIR_CLIENT_SECS=40
 PAIR_READY=pair_tcp_listening
+# commands the server and the client run under, e.g. (taskset -c 0)
+PAIR_SERVER_PREFIX=()
+PAIR_CLIENT_PREFIX=()
 
 pair() {
 	local name=$1 srv=() cli=() srv_ns=() cli_ns=() pid rc_c rc_s out
@@ -756,9 +759,10 @@ pair() {
 	_pair_ns_prefix cli_ns "$PAIR_CLIENT_NS"
 	out=$(mktemp)
 	bg_start pid timeout --kill-after=5 "$((PAIR_SERVER_SECS * SRNIC_TIME_SCALE))" \
-		"${srv_ns[@]}" "${srv[@]}"
+		"${srv_ns[@]}" "${PAIR_SERVER_PREFIX[@]}" "${srv[@]}"
 	ready "$PAIR_READY"
-	with_timeout "$((PAIR_CLIENT_SECS * SRNIC_TIME_SCALE))" "${cli_ns[@]}" "${cli[@]}" >"$out" 2>&1
+	with_timeout "$((PAIR_CLIENT_SECS * SRNIC_TIME_SCALE))" "${cli_ns[@]}" \
+		"${PAIR_CLIENT_PREFIX[@]}" "${cli[@]}" >"$out" 2>&1
 	rc_c=$?
 	wait "$pid"
 	rc_s=$?
@@ -771,4 +775,49 @@ pair() {
 	rc_c=$?
 	rm -f "$out"
 	return "$rc_c"
+}
+
+# rc_xfer_report FILE: turn tests/vm/rc_xfer.py's lines into results
+rc_xfer_report() {
+	local line
+	while IFS= read -r line; do
+		case $line in
+		"ok "*) t_ok "${line#ok }" ;;
+		"not ok "*) line=${line#not ok }; t_fail "${line%%: *}" "${line#*: }" ;;
+		"info "*) echo "$line" ;;
+		esac
+	done <"$1"
+}
+
+# rc_xfer [-c SCPU:CCPU] TAG CLIENT_ARGS...: tests/vm/rc_xfer.py (every byte
+# verified) with its server on srnic0 in nsA and its client on srnic1 in
+# nsB, each pinned to a CPU with -c; its output in $RC_XFER_OUT
+RC_XFER_PORT=18600
+RC_XFER_OUT=/tmp/rc_xfer.out
+rc_xfer() {
+	local srv_pin=() cli_pin=() tag pid rc
+	local py=/usr/bin/python3 xfer
+	xfer=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/rc_xfer.py
+	if [ "$1" = -c ]; then
+		srv_pin=(taskset -c "${2%%:*}")
+		cli_pin=(taskset -c "${2#*:}")
+		shift 2
+	fi
+	tag=$1
+	shift
+	RC_XFER_PORT=$((RC_XFER_PORT + 1))
+	bg_start pid timeout --kill-after=5 "$(time_scaled 290)" ip netns exec nsA \
+		"${srv_pin[@]}" "$py" "$xfer" server --dev srnic0 --port "$RC_XFER_PORT"
+	ready tcp_listening "$RC_XFER_PORT" nsA
+	with_timeout "$(time_scaled 280)" ip netns exec nsB "${cli_pin[@]}" "$py" "$xfer" \
+		client --dev srnic1 --port "$RC_XFER_PORT" --tag "$tag: " "$@" \
+		>"$RC_XFER_OUT" 2>&1
+	rc=$?
+	bg_stop "$pid" >/dev/null
+	rc_xfer_report "$RC_XFER_OUT"
+	if [ "$rc" -ne 0 ] && ! grep -q '^not ok' "$RC_XFER_OUT"; then
+		sed 's/^/  | /' "$RC_XFER_OUT"
+		t_fail "$tag: rc_xfer.py" "exit $rc"
+	fi
+	return "$rc"
 }

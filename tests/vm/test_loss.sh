@@ -153,39 +153,6 @@ pingpong() {
 		test -e "$b.srv.wait" -a -e "$b.cli.wait"
 }
 
-# report_xfer FILE: turn rc_xfer.py's lines into results
-report_xfer() {
-	local line
-	while IFS= read -r line; do
-		case $line in
-		"ok "*) t_ok "${line#ok }" ;;
-		"not ok "*) line=${line#not ok }; t_fail "${line%%: *}" "${line#*: }" ;;
-		"info "*) echo "$line" ;;
-		esac
-	done <"$1"
-}
-
-XPORT=18600
-# xfer TAG CLIENT_ARGS...: rc_xfer.py server in nsA, client in nsB
-xfer() {
-	local tag=$1 pid rc
-	shift
-	XPORT=$((XPORT + 1))
-	bg_start pid timeout --kill-after=5 "$(time_scaled 290)" ip netns exec nsA "$PY" "$XFER" \
-		server --dev srnic0 --port "$XPORT"
-	ready tcp_listening "$XPORT" nsA
-	with_timeout "$(time_scaled 280)" ip netns exec nsB "$PY" "$XFER" client --dev srnic1 \
-		--port "$XPORT" --tag "$tag: " "$@" >"$OUT" 2>&1
-	rc=$?
-	bg_stop "$pid" >/dev/null
-	report_xfer "$OUT"
-	if [ "$rc" -ne 0 ] && ! grep -q '^not ok' "$OUT"; then
-		sed 's/^/  | /' "$OUT"
-		t_fail "$tag: rc_xfer.py" "exit $rc"
-	fi
-	return "$rc"
-}
-
 # lossy NAME "COUNTER..." MIB NETEM...: pingpong and rc_xfer (MIB MiB each
 # way) under netem; the COUNTERs (summed over both devices) must have moved.
 # Under 10% loss (slow: a 64 KiB message rarely gets through whole) the
@@ -197,7 +164,7 @@ lossy() {
 	t_check "$name: netem $* on vethA and vethB" netem "$@"
 	snap
 	pingpong "$name: ibv_rc_pingpong 64 KiB x $n, data checked" "$n"
-	xfer "$name" --size $((mib << 20)) --msg 65536 --depth 16 --op-timeout "$(time_scaled 120)" \
+	rc_xfer "$name" --size $((mib << 20)) --msg 65536 --depth 16 --op-timeout "$(time_scaled 120)" \
 		--ops write,read
 	unshape
 	deltas "$name counters"
@@ -211,14 +178,14 @@ RECOVERY="retransmits local_ack_timeout_err rcvd_seq_err"
 # --------------------------------------------------------------- clean link
 
 snap
-xfer "clean link" --size $((2 << 20)) --msg 65536 --depth 16 --ops write,read
+rc_xfer "clean link" --size $((2 << 20)) --msg 65536 --depth 16 --ops write,read
 deltas "clean link counters"
 
 # A send WQE that cannot be sent (local protection error), alone on an idle
 # QP with a good one behind it: it must complete in error and take the QP to
 # the error state, not leave the send queue stuck.
-xfer "clean link" --bad-wqe lkey --msg 65536 --op-timeout "$(time_scaled 20)"
-xfer "clean link" --bad-wqe range --msg 65536 --op-timeout "$(time_scaled 20)"
+rc_xfer "clean link" --bad-wqe lkey --msg 65536 --op-timeout "$(time_scaled 20)"
+rc_xfer "clean link" --bad-wqe range --msg 65536 --op-timeout "$(time_scaled 20)"
 
 # --------------------------------------------------------------- bad links
 
@@ -240,7 +207,7 @@ snap
 # 20 round trips: 50 took 70-123 s in six runs (each round trip waits out
 # retransmit timeouts) and one took more than the 160 s bound in CI
 pingpong "heavy reorder: ibv_rc_pingpong 64 KiB x 20, data checked" 20
-xfer "heavy reorder" --size $((8 << 20)) --msg $((1 << 20)) --depth 8 \
+rc_xfer "heavy reorder" --size $((8 << 20)) --msg $((1 << 20)) --depth 8 \
 	--op-timeout "$(time_scaled 120)" --ops write,read
 PAIR_SERVER_SECS=120 PAIR_CLIENT_SECS=110 \
 pair "heavy reorder: ib_read_bw 1 MiB x 20, 128 READs outstanding" \
@@ -267,15 +234,15 @@ GONE=/tmp/loss.gone
 gone() {
 	local name=$1 cut=$2 undo=$3 pid cpid rc t
 	shift 3
-	XPORT=$((XPORT + 1))
+	RC_XFER_PORT=$((RC_XFER_PORT + 1))
 	rm -f "$GONE"
 	: >"$OUT"
 	bg_start pid timeout --kill-after=5 "$(time_scaled 120)" ip netns exec nsA "$PY" "$XFER" \
-		server --dev srnic0 --port "$XPORT"
+		server --dev srnic0 --port "$RC_XFER_PORT"
 	SRV_PID=$pid
-	ready tcp_listening "$XPORT" nsA
+	ready tcp_listening "$RC_XFER_PORT" nsA
 	bg_start cpid timeout --kill-after=5 "$(time_scaled 110)" ip netns exec nsB "$PY" "$XFER" \
-		client --dev srnic1 --port "$XPORT" --tag "$name: " \
+		client --dev srnic1 --port "$RC_XFER_PORT" --tag "$name: " \
 		--gone-file "$GONE" --gone-max "$(time_scaled 10)" --op-timeout "$(time_scaled 60)" --ops write "$@" >"$OUT" 2>&1
 	for _ in $(seq 300); do
 		grep -q '^streaming' "$OUT" && break
@@ -293,7 +260,7 @@ gone() {
 	rc=$?
 	eval "$undo"
 	bg_stop "$SRV_PID" >/dev/null
-	report_xfer "$OUT"
+	rc_xfer_report "$OUT"
 	if [ "$rc" -ne 0 ] && ! grep -q '^not ok' "$OUT"; then
 		sed 's/^/  | /' "$OUT"
 		t_fail "$name: rc_xfer.py" "exit $rc"
@@ -365,10 +332,10 @@ fi
 deltas "rate limit ib_write_bw counters"
 qdisc_drops "rate limit: ib_write_bw"
 snap
-xfer "rate limit" --size $((4 << 20)) --msg 65536 --depth 16 --op-timeout "$(time_scaled 120)" \
+rc_xfer "rate limit" --size $((4 << 20)) --msg 65536 --depth 16 --op-timeout "$(time_scaled 120)" \
 	--ops write,read
 for op in write read; do
-	bw=$(sed -n "s/^info xfer op=$op .*MiBps=\([0-9.]*\).*/\1/p" "$OUT" | head -n 1)
+	bw=$(sed -n "s/^info xfer op=$op .*MiBps=\([0-9.]*\).*/\1/p" "$RC_XFER_OUT" | head -n 1)
 	if [ -n "$bw" ]; then
 		pct=$(ratio "$bw")
 		echo "info rate limit: rc_xfer $op 4 MiB: $bw MiB/s = $pct% of $RATE_MBIT mbit"

@@ -25,6 +25,13 @@
 # too (100 ms to send a 64 KiB WRITE, whose last packet alone asks for an
 # ACK): the timeout counts from the oldest packet owed an answer, not from
 # the last ACK (srnic_req_owe(); 7 timeouts a run before, none after).
+# Receive steering (sysfs srnic/rx_steer, off by default: README
+# "Benchmark"): with it on and each end pinned to its own CPU, the same
+# ib_write_bw and ib_read_bw leave every counter above at 0 as well - a
+# packet run on its consumer's CPU never overtakes one received before it -
+# and rx_steered grows on both devices; rc_xfer.py then moves 2 MiB each way
+# (WRITE, READ, read back), every byte compared. Turned off again, nothing
+# more is steered.
 # Then ib_write_lat -s 8 -n 1000: each side's ACKs go from the CPU that
 # received the request, the other's requests are not handed over to it
 # (tx_handovers grows by fewer than 100 for 2000 WRITEs; it grew by one
@@ -118,6 +125,38 @@ run() {
 
 run write_bw ib_write_bw 1000
 run read_bw ib_read_bw 500
+
+# Receive steering: a user QP's packets run on its process's CPU.
+steer_knob() { echo "/sys/class/infiniband/$1/srnic/rx_steer"; }
+steer() {
+	local d
+	for d in srnic0 srnic1; do
+		echo "$1" >"$(steer_knob "$d")" || return 1
+	done
+}
+t_eq "rx_steer is 0 (off) by default" "$(cat "$(steer_knob srnic0)")" 0
+t_expect_fail "rx_steer refuses 2" "Invalid argument" \
+	bash -c "echo 2 > $(steer_knob srnic0)"
+run "write_bw, steering off" ib_write_bw 300
+t_eq "steering off: nothing steered" "$(delta_sum rx_steered)" 0
+if t_check "rx_steer on, both devices" steer 1; then
+	# each end on its own CPU (perftest's server on 0, client on 1)
+	PAIR_SERVER_PREFIX=(taskset -c 0) PAIR_CLIENT_PREFIX=(taskset -c 1)
+	run "steered write_bw" ib_write_bw 1000
+	run "steered read_bw" ib_read_bw 500
+	PAIR_SERVER_PREFIX=() PAIR_CLIENT_PREFIX=()
+	snap
+	rc_xfer -c 0:1 "steered" --size $((2 << 20)) --msg 65536 --depth 16 \
+		--op-timeout "$(time_scaled 60)"
+	t_eq "steered rc_xfer: nothing out of order, nothing retransmitted" \
+		"$(reordered "steered rc_xfer")" 0
+	t_check "steered: rx_steered grew on both devices ($(delta srnic0 rx_steered), $(delta srnic1 rx_steered))" \
+		test "$(delta srnic0 rx_steered)" -gt 0 -a "$(delta srnic1 rx_steered)" -gt 0
+	t_eq "steered: no queue overflowed" "$(delta_sum rx_steer_drops)" 0
+	t_check "rx_steer off" steer 0
+	run "unsteered write_bw" ib_write_bw 300
+	t_eq "steering off again: nothing steered" "$(delta_sum rx_steered)" 0
+fi
 
 # A ping-pong: an ACK leaves at once from the CPU that received its request
 # (srnic_resp_ack_here()), and the QP's transmit side stays on the CPU that
