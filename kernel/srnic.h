@@ -199,6 +199,7 @@ struct srnic_dev {
 	struct srnic_dcqcn_sysfs dcqcn_sysfs;
 	u32			repath_timeouts; /* 0: off; sysfs srnic/ */
 	bool			rx_steer;	/* sysfs srnic/; srnic_recv.c */
+	bool			tx_batch;	/* sysfs srnic/; srnic_sched.c */
 };
 
 static inline struct srnic_dev *to_srnic_dev(struct ib_device *ibdev)

@@ -151,7 +151,7 @@ static void srnic_dealloc_driver(struct ib_device *ibdev)
 
 /*
  * sysfs: /sys/class/infiniband/<dev>/srnic/{version,netdev,repath_timeouts,
- * rx_steer}
+ * rx_steer,tx_batch}
  */
 static ssize_t version_show(struct device *device,
 			    struct device_attribute *attr, char *buf)
@@ -229,11 +229,41 @@ static ssize_t rx_steer_store(struct device *device,
 }
 static DEVICE_ATTR_RW(rx_steer);
 
+/*
+ * Trains (srnic_sched.c): 1: a QP's requests of one run leave as fraglist
+ * GSO trains; 0 (default): one by one. Read without a lock by the data
+ * path.
+ */
+static ssize_t tx_batch_show(struct device *device,
+			     struct device_attribute *attr, char *buf)
+{
+	struct srnic_dev *sdev = to_srnic_dev(rdma_device_to_ibdev(device));
+
+	return sysfs_emit(buf, "%u\n", READ_ONCE(sdev->tx_batch));
+}
+
+static ssize_t tx_batch_store(struct device *device,
+			      struct device_attribute *attr,
+			      const char *buf, size_t count)
+{
+	struct srnic_dev *sdev = to_srnic_dev(rdma_device_to_ibdev(device));
+	bool v;
+	int err;
+
+	err = kstrtobool(buf, &v);
+	if (err)
+		return err;
+	WRITE_ONCE(sdev->tx_batch, v);
+	return count;
+}
+static DEVICE_ATTR_RW(tx_batch);
+
 static struct attribute *srnic_dev_attrs[] = {
 	&dev_attr_version.attr,
 	&dev_attr_netdev.attr,
 	&dev_attr_repath_timeouts.attr,
 	&dev_attr_rx_steer.attr,
+	&dev_attr_tx_batch.attr,
 	NULL,
 };
 

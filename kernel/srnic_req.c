@@ -1356,6 +1356,7 @@ static bool srnic_req_quiet(struct srnic_qp *qp)
 
 const struct srnic_producer srnic_req_producer = {
 	.budget = SRNIC_REQ_TX_BUDGET,
+	.trains = true,
 	.tx = srnic_req_tx,
 	.quiet = srnic_req_quiet,
 	.flush = srnic_req_flush,

@@ -32,6 +32,7 @@
  * resp_lock.
  */
 #include <linux/ktime.h>
+#include <linux/udp.h>
 
 #include "srnic.h"
 #include "srnic_trace.h"
@@ -272,6 +273,12 @@ static void srnic_sched_skb_done(struct sk_buff *skb)
 {
 	struct srnic_qp *qp = skb_shinfo(skb)->destructor_arg;
 
+	/*
+	 * Once: a packet of a train is released when the stack cuts the
+	 * train (skb_segment_list()) and freed later with its fields as they
+	 * were, this one included.
+	 */
+	skb->destructor = NULL;
 	if (atomic_dec_return(&qp->tx_skbs) <= SRNIC_TX_SKBS_LOW &&
 	    test_and_clear_bit(SRNIC_TX_BLOCKED, &qp->tx_flags))
 		tasklet_schedule(&qp->tx_tasklet);
@@ -326,8 +333,8 @@ bool srnic_sched_full(struct srnic_qp *qp)
  * Every packet of a QP leaves through here: a run's (srnic_sched_send()),
  * and those its producers' helpers send themselves - the responder's ACKs
  * and NAKs, from the receive path and from its turn in a run (under
- * resp_lock: srnic_resp_xmit_ack()) - and CNPs. Batching (issue 13) must
- * take these too. Return: as srnic_xmit().
+ * resp_lock: srnic_resp_xmit_ack()) - and CNPs; these never go in a train
+ * (see "Trains"). Return: as srnic_xmit().
  */
 int srnic_sched_xmit(struct srnic_qp *qp, const struct srnic_av *av,
 		     u8 tclass, struct sk_buff *skb, unsigned int pad)
@@ -342,6 +349,106 @@ int srnic_sched_xmit(struct srnic_qp *qp, const struct srnic_av *av,
 			  pad);
 }
 
+/* ------------------------------------------------------------ trains */
+
+/*
+ * Trains (sysfs srnic/tx_batch, off by default)
+ * ------
+ * Every packet pays the stack's cost once on each side - routing, netfilter
+ * hooks, the neighbour, the netdev, the backlog softirq, IP input, the UDP
+ * socket lookup - and in a TCG guest that cost, not srnic, bounds a QP's
+ * bandwidth (README "Benchmark"). So the requester's consecutive packets of
+ * one run leave as one skb: a fraglist GSO train (SKB_GSO_UDP_L4 |
+ * SKB_GSO_FRAGLIST), the form UDP GRO gives a train it received. Each
+ * packet in it is a whole RoCEv2 packet with its own IP and UDP headers and
+ * ICRC, built as it will be on the wire; the first one is the skb, the
+ * others hang in its frag_list holding their payload, their headers in
+ * their headroom. Where a netdev cannot carry the train (any real NIC),
+ * the stack cuts it back into exactly those packets before the driver; a
+ * veth carries it whole and the receiving UDP socket cuts it: the stack's
+ * cost is paid once per train up to there.
+ *
+ * What the cut changes, and so what the ICRC (which covers the IP ID and
+ * the lengths) is computed with: the first packet gets the train's IP ID
+ * (0), the n-th packet ID n; each gets its own IP total length and the
+ * first its own UDP length (while a train, the first packet's headers
+ * carry the train's lengths, as the stack wants). Every packet of a train
+ * has the first one's addresses and ports and is no longer than it (the
+ * stack checks the path MTU on the first one's size), a train is at most
+ * SRNIC_TX_TRAIN_MAX packets and 64 KiB; anything else closes the train.
+ * Not the same as single packets: a qdisc that marks ECN on a train marks
+ * its first packet only, a router on the way decrements only the first
+ * one's TTL, and a drop loses the whole train.
+ */
+#define SRNIC_TX_TRAIN_MAX	64
+#define SRNIC_TX_TRAIN_BYTES	(U16_MAX - 1024)
+
+/* Send the run's train, if any. */
+static void srnic_sched_flush(struct srnic_tx_run *run)
+{
+	struct sk_buff *skb = run->train;
+	struct srnic_dev *sdev = run->qp->sdev;
+	unsigned int n = run->train_pkts;
+
+	if (!skb)
+		return;
+	run->train = NULL;
+	run->train_pkts = 0;
+	if (n > 1) {
+		/* the train's length, from the UDP header on */
+		udp_hdr(skb)->len = htons(skb->len - skb_transport_offset(skb));
+		skb_shinfo(skb)->gso_type = SKB_GSO_UDP_L4 | SKB_GSO_FRAGLIST;
+		skb_shinfo(skb)->gso_size = run->train_seg;
+		skb_shinfo(skb)->gso_segs = n;
+		/* UDP checksum 0: nothing for the stack or a NIC to fill in */
+		skb->ip_summed = CHECKSUM_UNNECESSARY;
+		srnic_count_add(sdev, SRNIC_CNT_TX_TRAIN_PKTS, n);
+	}
+	srnic_xmit_out(sdev, skb, n, run->train_roce);
+}
+
+/* May a packet of @len bytes from the UDP header on join the run's train? */
+static bool srnic_sched_train_fits(struct srnic_tx_run *run,
+				   const struct srnic_av *av, u16 sport,
+				   unsigned int len)
+{
+	unsigned int seg = len - sizeof(struct udphdr);
+
+	return av == run->train_av && sport == run->train_sport &&
+	       seg <= run->train_seg && run->train_pkts < SRNIC_TX_TRAIN_MAX &&
+	       run->train->len + seg <= SRNIC_TX_TRAIN_BYTES;
+}
+
+/* Put a built packet (data at its IP header) on the run's train. */
+static void srnic_sched_train_add(struct srnic_tx_run *run,
+				  const struct srnic_av *av, u16 sport,
+				  struct sk_buff *skb)
+{
+	unsigned int hdrs = skb_transport_offset(skb) + sizeof(struct udphdr);
+	struct sk_buff *head = run->train;
+
+	if (!head) {
+		run->train = skb;
+		run->train_tail = &skb_shinfo(skb)->frag_list;
+		run->train_av = av;
+		run->train_sport = sport;
+		run->train_seg = skb->len - hdrs;
+		run->train_roce = skb->len - hdrs;
+		run->train_pkts = 1;
+		return;
+	}
+	/* its payload in the train, its headers in its headroom */
+	skb_dst_drop(skb);
+	__skb_pull(skb, hdrs);
+	*run->train_tail = skb;
+	run->train_tail = &skb->next;
+	head->len += skb->len;
+	head->data_len += skb->len;
+	head->truesize += skb->truesize;
+	run->train_roce += skb->len;
+	run->train_pkts++;
+}
+
 /**
  * srnic_sched_send() - a producer's packet, in a run
  * @run: the run
@@ -349,15 +456,37 @@ int srnic_sched_xmit(struct srnic_qp *qp, const struct srnic_av *av,
  * @skb: the packet; consumed in every case
  * @pad: pad bytes to add after the payload
  *
- * Sent at once (srnic_sched_xmit()). The place for batching (issue 13):
- * collect the run's packets here, flush them in srnic_sched_tx().
+ * Sent at once (srnic_sched_xmit()), or, for a producer that sends trains
+ * with the device's tx_batch on, put on the run's train (see "Trains"),
+ * which leaves when a packet cannot join it and at the end of the
+ * producer's turn.
  *
- * Return: as srnic_xmit().
+ * Return: as srnic_xmit(); 0 for a packet put on a train.
  */
 int srnic_sched_send(struct srnic_tx_run *run, const struct srnic_av *av,
 		     struct sk_buff *skb, unsigned int pad)
 {
-	return srnic_sched_xmit(run->qp, av, av->tclass, skb, pad);
+	struct srnic_qp *qp = run->qp;
+	u16 sport = READ_ONCE(qp->src_port);
+	unsigned int len;
+	int err;
+
+	if (!run->trains)
+		return srnic_sched_xmit(qp, av, av->tclass, skb, pad);
+	if (unlikely(!srnic_sched_own(qp, skb))) {
+		srnic_count(qp->sdev, SRNIC_CNT_TX_DROPPED);
+		kfree_skb(skb);
+		return -ENODEV;
+	}
+	len = sizeof(struct udphdr) + skb->len + pad + SRNIC_ICRC_LEN;
+	if (run->train && !srnic_sched_train_fits(run, av, sport, len))
+		srnic_sched_flush(run);
+	err = srnic_xmit_build(qp->sdev, qp, av, sport, av->tclass, skb, pad,
+			       run->train_pkts);
+	if (err)
+		return err;
+	srnic_sched_train_add(run, av, sport, skb);
+	return 0;
 }
 
 /* ------------------------------------------------------------ runs */
@@ -494,8 +623,10 @@ static bool srnic_sched_tx(struct srnic_qp *qp)
 		if (!p)
 			continue;
 		run.budget = p->budget;
+		run.trains = p->trains && READ_ONCE(qp->sdev->tx_batch);
 		if (p->tx(qp, &run))
 			more = true;
+		srnic_sched_flush(&run);
 	}
 	return more;
 }

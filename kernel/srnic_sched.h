@@ -22,22 +22,39 @@ struct srnic_qp;
  * struct srnic_tx_run - one run of a QP's TX side, on one CPU
  * @qp: the QP
  * @budget: packets the producer being asked may still send in this run
+ * @trains: this producer's packets may leave in trains (its
+ *	struct srnic_producer's @trains, the device's tx_batch knob)
+ * @train: the train being built, NULL when none (srnic_sched.c, "Trains")
+ * @train_tail: where its next packet is linked
+ * @train_av: the path of its packets
+ * @train_sport: their UDP source port
+ * @train_pkts: its packets
+ * @train_seg: its first packet's bytes after the UDP header
+ * @train_roce: its packets' bytes from BTH to ICRC, for the counters
  *
  * Producers hand the packets of their turn to srnic_sched_send() with the
  * run; ACKs the responder builds under its lock leave through
- * srnic_sched_xmit() (see there). Issue 13 (batching: a QP's train of
- * packets as one unit, xmit_more, skb lists) goes there: the run collects
- * the packets and the scheduler flushes them after each producer's turn.
- * Today each packet leaves at once.
+ * srnic_sched_xmit() (see there).
  */
 struct srnic_tx_run {
 	struct srnic_qp		*qp;
 	unsigned int		budget;
+	bool			trains;
+	struct sk_buff		*train;
+	struct sk_buff		**train_tail;
+	const struct srnic_av	*train_av;
+	u16			train_sport;
+	unsigned int		train_pkts;
+	unsigned int		train_seg;
+	unsigned int		train_roce;
 };
 
 /**
  * struct srnic_producer - one source of a QP's packets
  * @budget: packets it sends in one run before the TX side yields the CPU
+ * @trains: its packets may leave in trains: nothing it sends outside a
+ *	run must follow them in order (the requester's; not the responder's,
+ *	whose deferred ACK follows its READ responses)
  * @tx: send up to @run's budget packets through srnic_sched_send(); true
  *	if it has more to send (the scheduler runs again later)
  * @quiet: nothing it sent may still be overtaken, no multi-packet answer
@@ -48,6 +65,7 @@ struct srnic_tx_run {
  */
 struct srnic_producer {
 	unsigned int budget;
+	bool trains;
 	bool (*tx)(struct srnic_qp *qp, struct srnic_tx_run *run);
 	bool (*quiet)(struct srnic_qp *qp);
 	void (*flush)(struct srnic_qp *qp);

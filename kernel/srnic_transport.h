@@ -52,6 +52,11 @@ struct sk_buff *srnic_xmit_alloc(unsigned int hdr_len, unsigned int room);
 int srnic_xmit(struct srnic_dev *sdev, struct srnic_qp *qp,
 	       const struct srnic_av *av, u16 sport, u8 tclass,
 	       struct sk_buff *skb, unsigned int pad);
+int srnic_xmit_build(struct srnic_dev *sdev, struct srnic_qp *qp,
+		     const struct srnic_av *av, u16 sport, u8 tclass,
+		     struct sk_buff *skb, unsigned int pad, u16 ip_id);
+int srnic_xmit_out(struct srnic_dev *sdev, struct sk_buff *skb,
+		   unsigned int pkts, unsigned int roce_bytes);
 
 /* srnic_cnp.c: CNPs (the reaction point's pacer glue: srnic_sched.c) */
 void srnic_cnp_build(struct srnic_cnp *cnp, u32 dqpn);

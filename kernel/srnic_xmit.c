@@ -180,7 +180,7 @@ static void srnic_push_udp(struct sk_buff *skb, u16 sport)
 }
 
 static void srnic_push_ip4(struct sk_buff *skb, const struct srnic_av *av,
-			   __be32 saddr, u8 tos)
+			   __be32 saddr, u8 tos, u16 id)
 {
 	struct iphdr *iph;
 
@@ -191,7 +191,8 @@ static void srnic_push_ip4(struct sk_buff *skb, const struct srnic_av *av,
 	iph->ihl = sizeof(*iph) >> 2;
 	iph->tos = tos;
 	iph->tot_len = htons(skb->len);
-	iph->id = 0;		/* DF is set: no fragments to identify */
+	/* DF is set: no fragments to identify; 0 but in a train */
+	iph->id = htons(id);
 	iph->frag_off = htons(IP_DF);
 	iph->ttl = av->hop_limit ?: IPDEFTTL;
 	iph->protocol = IPPROTO_UDP;
@@ -223,6 +224,12 @@ static void srnic_push_ip6(struct sk_buff *skb, const struct srnic_qp *qp,
 	skb->protocol = htons(ETH_P_IPV6);
 }
 
+/* A built packet's bytes from the BTH to the ICRC, data at the IP header. */
+static unsigned int srnic_xmit_roce_len(const struct sk_buff *skb)
+{
+	return skb->len - skb_transport_offset(skb) - sizeof(struct udphdr);
+}
+
 /* srnic:srnic_pkt_tx for a packet ready to go, its BTH after the UDP header. */
 static void srnic_xmit_trace(struct srnic_dev *sdev, struct srnic_qp *qp,
 			     struct sk_buff *skb, unsigned int roce_len,
@@ -238,32 +245,31 @@ static void srnic_xmit_trace(struct srnic_dev *sdev, struct srnic_qp *qp,
 }
 
 /**
- * srnic_xmit() - send a RoCEv2 packet
+ * srnic_xmit_build() - a RoCEv2 packet, ready for the IP stack
  * @sdev: the device
- * @qp: the sending QP (its route cache is used), or NULL; a QP's packets
- *	come through srnic_sched_xmit(), which counts them in its backpressure
+ * @qp: the sending QP (its route cache is used), or NULL
  * @av: the path
  * @sport: UDP source port
  * @tclass: IPv4 TOS / IPv6 traffic class, ECN bits included
  * @skb: BTH + extension headers + payload, from srnic_xmit_alloc(); the
  *	payload may be in page fragments
  * @pad: pad bytes to add after the payload (BTH PadCnt)
+ * @ip_id: IPv4 ID (0, or its place in a train: srnic_sched.c)
  *
- * Consumes @skb in every case.
+ * Adds pad, ICRC, UDP and IP headers, routes it (skb_dst) and computes the
+ * ICRC over the headers as they will be on the wire. skb->data is at the IP
+ * header on return.
  *
- * Return: 0 when the packet was handed to the IP stack, or a negative errno
- * (no route, netdev gone, dropped by the stack: reliable QPs recover by
- * retransmission).
+ * Return: 0, or a negative errno with @skb consumed and counted.
  */
-int srnic_xmit(struct srnic_dev *sdev, struct srnic_qp *qp,
-	       const struct srnic_av *av, u16 sport, u8 tclass,
-	       struct sk_buff *skb, unsigned int pad)
+int srnic_xmit_build(struct srnic_dev *sdev, struct srnic_qp *qp,
+		     const struct srnic_av *av, u16 sport, u8 tclass,
+		     struct sk_buff *skb, unsigned int pad, u16 ip_id)
 {
 	struct net *net = dev_net(sdev->ndev);
 	struct dst_entry *dst;
-	unsigned int ip_len, roce_len;
+	unsigned int ip_len;
 	void *trailer;
-	int err;
 
 	/* data as ECT(0) unless roce_rp/ecn_mark is off; CNPs never */
 	if (skb->data[0] != SRNIC_OPCODE_CNP)
@@ -282,7 +288,7 @@ int srnic_xmit(struct srnic_dev *sdev, struct srnic_qp *qp,
 		dst = srnic_route4(net, qp, av, &saddr);
 		if (IS_ERR(dst))
 			goto err_route;
-		srnic_push_ip4(skb, av, saddr, tclass);
+		srnic_push_ip4(skb, av, saddr, tclass, ip_id);
 	} else {
 		struct in6_addr saddr;
 
@@ -301,26 +307,73 @@ int srnic_xmit(struct srnic_dev *sdev, struct srnic_qp *qp,
 			   srnic_icrc_skb(skb, ip_len) :
 			   srnic_icrc_buf(skb->data, ip_len), trailer + pad);
 
-	/* BTH to ICRC: what the counters and the tracepoint measure. */
-	roce_len = skb->len - skb_transport_offset(skb) - sizeof(struct udphdr);
 	if (trace_srnic_pkt_tx_enabled())
-		srnic_xmit_trace(sdev, qp, skb, roce_len, pad);
-
-	if (av->family == AF_INET)
-		err = ip_local_out(net, NULL, skb);
-	else
-		err = ip6_local_out(net, NULL, skb);
-	err = net_xmit_eval(err);
-	if (unlikely(err))
-		srnic_count(sdev, SRNIC_CNT_TX_DROPPED);
-	else
-		srnic_count(sdev, SRNIC_CNT_TX_PACKETS);
-	if (likely(!err))
-		srnic_count_add(sdev, SRNIC_CNT_TX_BYTES, roce_len);
-	return err;
+		srnic_xmit_trace(sdev, qp, skb, srnic_xmit_roce_len(skb), pad);
+	return 0;
 
 err_route:
 	srnic_count(sdev, SRNIC_CNT_TX_NO_ROUTE);
 	kfree_skb(skb);
 	return PTR_ERR(dst);
+}
+
+/**
+ * srnic_xmit_out() - hand built packets to the IP stack
+ * @sdev: the device
+ * @skb: from srnic_xmit_build(), or a train of them (srnic_sched.c)
+ * @pkts: RoCEv2 packets in @skb
+ * @roce_bytes: their bytes, BTH to ICRC (what the counters measure)
+ *
+ * Consumes @skb in every case. Return: 0 when the stack took it, or a
+ * negative errno (netdev gone, dropped by the stack: reliable QPs recover
+ * by retransmission).
+ */
+int srnic_xmit_out(struct srnic_dev *sdev, struct sk_buff *skb,
+		   unsigned int pkts, unsigned int roce_bytes)
+{
+	struct net *net = dev_net(sdev->ndev);
+	int err;
+
+	if (skb->protocol == htons(ETH_P_IP))
+		err = ip_local_out(net, NULL, skb);
+	else
+		err = ip6_local_out(net, NULL, skb);
+	err = net_xmit_eval(err);
+	if (unlikely(err)) {
+		srnic_count_add(sdev, SRNIC_CNT_TX_DROPPED, pkts);
+		return err;
+	}
+	srnic_count_add(sdev, SRNIC_CNT_TX_PACKETS, pkts);
+	srnic_count_add(sdev, SRNIC_CNT_TX_BYTES, roce_bytes);
+	return 0;
+}
+
+/**
+ * srnic_xmit() - send a RoCEv2 packet
+ * @sdev: the device
+ * @qp: the sending QP (its route cache is used), or NULL; a QP's packets
+ *	come through srnic_sched_xmit(), which counts them in its backpressure
+ * @av: the path
+ * @sport: UDP source port
+ * @tclass: IPv4 TOS / IPv6 traffic class, ECN bits included
+ * @skb: BTH + extension headers + payload, from srnic_xmit_alloc(); the
+ *	payload may be in page fragments
+ * @pad: pad bytes to add after the payload (BTH PadCnt)
+ *
+ * srnic_xmit_build() and srnic_xmit_out(); consumes @skb in every case.
+ *
+ * Return: 0 when the packet was handed to the IP stack, or a negative errno
+ * (no route, netdev gone, dropped by the stack: reliable QPs recover by
+ * retransmission).
+ */
+int srnic_xmit(struct srnic_dev *sdev, struct srnic_qp *qp,
+	       const struct srnic_av *av, u16 sport, u8 tclass,
+	       struct sk_buff *skb, unsigned int pad)
+{
+	int err;
+
+	err = srnic_xmit_build(sdev, qp, av, sport, tclass, skb, pad, 0);
+	if (err)
+		return err;
+	return srnic_xmit_out(sdev, skb, 1, srnic_xmit_roce_len(skb));
 }

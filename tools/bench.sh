@@ -6,7 +6,7 @@
 #
 #   tools/bench.sh [--stack rxe|srnic|both] [--rounds N] [--quick]
 #                  [--mtu 1500|9000] [--out FILE] [--json FILE] [--png FILE]
-#                  [--wait-idle SECS] [--rx-steer]
+#                  [--wait-idle SECS] [--rx-steer] [--tx-batch]
 #   tools/bench.sh --summarize [--json FILE] [--png FILE] TSV...
 #
 #   --stack      which stack(s) to measure (default: both)
@@ -22,6 +22,7 @@
 #   --wait-idle  before each VM run, wait up to SECS for the host to be idle
 #                (other processes < 0.3 cores over 3 s), then run anyway
 #   --rx-steer   srnic with receive steering on (sysfs srnic/rx_steer)
+#   --tx-batch   srnic with trains on (sysfs srnic/tx_batch)
 #   --summarize  no VM: summarize TSV files of earlier runs (their rounds
 #                numbered on), print the table, write --json/--png
 #
@@ -56,16 +57,16 @@ export LC_ALL=C
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd -P)
 VMRUN=$REPO/tests/vm/vmrun
 SUMMARY=$REPO/tools/bench_summary.py
-stack=both mode=full out='' wait_idle=0 rounds=3 mtu=1500 summarize='' steer=0
+stack=both mode=full out='' wait_idle=0 rounds=3 mtu=1500 summarize='' steer=0 batch=0
 sum_args=() tsvs=()
 
 # usage [0]: the options; to stdout and exit 0 when asked for, else an error
 usage() {
 	if [ "${1:-2}" = 0 ]; then
-		sed -n '7,26p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
+		sed -n '7,27p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
 		exit 0
 	fi
-	sed -n '7,26p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
+	sed -n '7,27p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
 	exit 2
 }
 while [ $# -gt 0 ]; do
@@ -79,6 +80,7 @@ while [ $# -gt 0 ]; do
 	--wait-idle) [ $# -ge 2 ] || usage; wait_idle=$2; shift 2 ;;
 	--summarize) summarize=1; shift ;;
 	--rx-steer) steer=1; shift ;;
+	--tx-batch) batch=1; shift ;;
 	-h | --help) usage 0 ;;
 	-*) echo "bench.sh: unknown argument $1" >&2; usage ;;
 	*) tsvs+=("$1"); shift ;;
@@ -167,7 +169,7 @@ one_run() {
 	child_cpu
 	b0=$(busy_ticks) c0=$CHILD_CPU t0=$EPOCHREALTIME
 	set +e
-	"$VMRUN" --timeout 900 --keep-log "$log" tests/bench/bench_guest.sh "$s" "$mode" "$mtu" "$steer" |
+	"$VMRUN" --timeout 900 --keep-log "$log" tests/bench/bench_guest.sh "$s" "$mode" "$mtu" "$steer" "$batch" |
 		grep --line-buffered -E '^(bench|vmrun):|^  (cli|srv)\|'
 	rc=${PIPESTATUS[0]}
 	set -e
@@ -181,6 +183,7 @@ one_run() {
 	m+=", loadavg $load0 -> $load1, vmrun exit $rc"
 	m+=$(awk -F'\t' '$1 == "BENCH-META" && $2 == "ib_mtu" { printf ", IB MTU %s", $3; exit }' "$log")
 	m+=$(awk -F'\t' '$1 == "BENCH-META" && $2 == "rx_steer" { printf ", rx_steer %s", $3; exit }' "$log")
+	m+=$(awk -F'\t' '$1 == "BENCH-META" && $2 == "tx_batch" { printf ", tx_batch %s", $3; exit }' "$log")
 	metas+=("run $r $s: $m")
 	echo "bench.sh: round $r $s: $m"
 	if awk -v o="$other" 'BEGIN { exit !(o > 0.3) }'; then

@@ -4,12 +4,13 @@
 # bench_guest.sh: perftest benchmark of one RDMA stack; runs inside a vmrun
 # guest, started by tools/bench.sh (one VM per stack and round).
 #
-#   tests/vm/vmrun tests/bench/bench_guest.sh rxe|srnic [quick|full] [MTU [STEER]]
+#   tests/vm/vmrun tests/bench/bench_guest.sh rxe|srnic [quick|full] [MTU [STEER [BATCH]]]
 #
 #     dev0 (rxe0|srnic0) on vethA 10.99.0.1 <== veth ==> vethB 10.99.0.2 on dev1
 #     server: dev0, client: dev1; policy routing so frames cross the veth;
 #     MTU (default 1500) is the netdev MTU of both veths (9000: IB MTU 4096)
-#     STEER (default 0) is srnic's receive steering (sysfs srnic/rx_steer)
+#     STEER (default 0) is srnic's receive steering (sysfs srnic/rx_steer),
+#     BATCH (default 0) its trains (sysfs srnic/tx_batch)
 #
 # First a single-thread memcpy rate: glibc memcpy() called through Python's
 # ctypes, 64 MiB source to 64 MiB destination (both faulted in first, far
@@ -57,6 +58,7 @@ stack=${1:?usage: bench_guest.sh rxe|srnic [quick|full] [MTU]}
 mode=${2:-full}
 mtu=${3:-1500}
 steer=${4:-0}		# srnic: sysfs srnic/rx_steer of both devices
+batch=${5:-0}		# srnic: sysfs srnic/tx_batch of both devices
 LOG=/tmp/bench
 mkdir -p "$LOG"
 
@@ -121,6 +123,10 @@ setup_stack() {
 			echo "$steer" >/sys/class/infiniband/srnic1/srnic/rx_steer ||
 			not_yet "cannot set srnic/rx_steer to $steer"
 		meta rx_steer "$steer"
+		echo "$batch" >/sys/class/infiniband/srnic0/srnic/tx_batch &&
+			echo "$batch" >/sys/class/infiniband/srnic1/srnic/tx_batch ||
+			not_yet "cannot set srnic/tx_batch to $batch"
+		meta tx_batch "$batch"
 		;;
 	*)
 		echo "bench: unknown stack $stack"

@@ -32,6 +32,11 @@
 # and rx_steered grows on both devices; rc_xfer.py then moves 2 MiB each way
 # (WRITE, READ, read back), every byte compared. Turned off again, nothing
 # more is steered.
+# Trains (sysfs srnic/tx_batch, off by default: a run's requests leave as
+# one fraglist GSO skb, cut back into packets by the receiving UDP socket):
+# 0 by default, 2 refused; on, the same ib_write_bw and ib_read_bw leave
+# the same counters at 0, tx_train_packets grows on the requesting
+# device, and rc_xfer.py moves 2 MiB each way, every byte compared.
 # Then ib_write_lat -s 8 -n 1000: each side's ACKs go from the CPU that
 # received the request, the other's requests are not handed over to it
 # (tx_handovers grows by fewer than 100 for 2000 WRITEs; it grew by one
@@ -156,6 +161,32 @@ if t_check "rx_steer on, both devices" steer 1; then
 	t_check "rx_steer off" steer 0
 	run "unsteered write_bw" ib_write_bw 300
 	t_eq "steering off again: nothing steered" "$(delta_sum rx_steered)" 0
+fi
+
+# Trains: a run's requests as one skb through the stack.
+batch_knob() { echo "/sys/class/infiniband/$1/srnic/tx_batch"; }
+batch() {
+	local d
+	for d in srnic0 srnic1; do
+		echo "$1" >"$(batch_knob "$d")" || return 1
+	done
+}
+t_eq "tx_batch is 0 (off) by default" "$(cat "$(batch_knob srnic0)")" 0
+t_expect_fail "tx_batch refuses 2" "Invalid argument" \
+	bash -c "echo 2 > $(batch_knob srnic0)"
+if t_check "tx_batch on, both devices" batch 1; then
+	run "trains write_bw" ib_write_bw 1000
+	t_check "trains write_bw: srnic1 sent trains (tx_train_packets +$(delta srnic1 tx_train_packets))" \
+		test "$(delta srnic1 tx_train_packets)" -gt 0
+	run "trains read_bw" ib_read_bw 500
+	snap
+	rc_xfer "trains" --size $((2 << 20)) --msg 65536 --depth 16 \
+		--op-timeout "$(time_scaled 60)"
+	t_eq "trains rc_xfer: nothing out of order, nothing retransmitted" \
+		"$(reordered "trains rc_xfer")" 0
+	t_check "trains rc_xfer: srnic1 sent trains (tx_train_packets +$(delta srnic1 tx_train_packets))" \
+		test "$(delta srnic1 tx_train_packets)" -gt 0
+	t_check "tx_batch off" batch 0
 fi
 
 # A ping-pong: an ACK leaves at once from the CPU that received its request
