@@ -131,6 +131,33 @@ run() {
 run write_bw ib_write_bw 1000
 run read_bw ib_read_bw 500
 
+# hotplug_steered: rc_xfer.py, server pinned to CPU 1, while CPU 1 goes
+# offline and online again in a loop: packets steered to it must still be
+# run (its queue drains elsewhere, its process moves), data verified.
+hotplug_steered() {
+	local cpu=/sys/devices/system/cpu/cpu1/online cycles=/tmp/hotplug.cycles hp
+	[ -w "$cpu" ] || { echo "info hotplug: $cpu not writable, skipped"; return; }
+	rm -f /tmp/hotplug.stop "$cycles"
+	bg_start hp bash -c "n=0
+		while [ ! -e /tmp/hotplug.stop ]; do
+			echo 0 >$cpu 2>/dev/null && n=\$((n + 1))
+			sleep 0.2
+			echo 1 >$cpu
+			sleep 0.2
+		done
+		echo \$n >$cycles"
+	snap
+	rc_xfer -c 1:0 "steered, CPU 1 going offline and back" --size $((8 << 20)) \
+		--msg 65536 --depth 16 --rounds 3 --op-timeout "$(time_scaled 60)"
+	touch /tmp/hotplug.stop
+	wait "$hp"
+	echo 1 >"$cpu"
+	deltas "hotplug" rx_steered rx_steer_drops retransmits
+	t_check "hotplug: CPU 1 went offline during the transfers ($(cat "$cycles" 2>/dev/null) times)" \
+		test "$(cat "$cycles" 2>/dev/null || echo 0)" -gt 0
+	t_eq "hotplug: CPU 1 online again" "$(cat "$cpu")" 1
+}
+
 # Receive steering: a user QP's packets run on its process's CPU.
 steer_knob() { echo "/sys/class/infiniband/$1/srnic/rx_steer"; }
 steer() {
@@ -158,6 +185,7 @@ if t_check "rx_steer on, both devices" steer 1; then
 	t_check "steered: rx_steered grew on both devices ($(delta srnic0 rx_steered), $(delta srnic1 rx_steered))" \
 		test "$(delta srnic0 rx_steered)" -gt 0 -a "$(delta srnic1 rx_steered)" -gt 0
 	t_eq "steered: no queue overflowed" "$(delta_sum rx_steer_drops)" 0
+	hotplug_steered
 	t_check "rx_steer off" steer 0
 	run "unsteered write_bw" ib_write_bw 300
 	t_eq "steering off again: nothing steered" "$(delta_sum rx_steered)" 0
