@@ -383,6 +383,17 @@ int srnic_sched_xmit(struct srnic_qp *qp, const struct srnic_av *av,
 #define SRNIC_TX_TRAIN_MAX	64
 #define SRNIC_TX_TRAIN_BYTES	(U16_MAX - 1024)
 
+/*
+ * Trains for this QP's requests? Connected QPs only: one unicast peer. A UD
+ * QP's packets go to as many addresses as its AHs, multicast groups too,
+ * whose local copies the stack loops back in ways it does not for trains.
+ */
+static bool srnic_sched_trains(struct srnic_qp *qp)
+{
+	return READ_ONCE(qp->sdev->tx_batch) &&
+	       (qp->ibqp.qp_type == IB_QPT_RC || qp->ibqp.qp_type == IB_QPT_UC);
+}
+
 /* Send the run's train, if any. */
 static void srnic_sched_flush(struct srnic_tx_run *run)
 {
@@ -623,7 +634,7 @@ static bool srnic_sched_tx(struct srnic_qp *qp)
 		if (!p)
 			continue;
 		run.budget = p->budget;
-		run.trains = p->trains && READ_ONCE(qp->sdev->tx_batch);
+		run.trains = p->trains && srnic_sched_trains(qp);
 		if (p->tx(qp, &run))
 			more = true;
 		srnic_sched_flush(&run);
