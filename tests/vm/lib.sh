@@ -821,3 +821,7 @@ rc_xfer() {
 	fi
 	return "$rc"
 }
+
+# bw_avg FILE [SIZE]: perftest's average bandwidth (MB/s column) of its SIZE
+# (default 65536) line in FILE, if it printed one
+bw_avg() { awk -v s="${2:-65536}" '$1 == s && NF >= 5 { print $4 }' "$1" | tail -n 1; }

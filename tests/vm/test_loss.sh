@@ -285,7 +285,6 @@ t_check "peer gone (server process killed): its packets hit no QP" \
 # --------------------------------------------------------------- rate limit
 
 # ib_write_bw's "BW average[MB/sec]" (MiB/s) from its result line
-bw_avg() { awk '$1 == 65536 && NF >= 5 { print $4 }' "$1" | tail -n 1; }
 # ratio GOODPUT_MIBPS: goodput over the shaped rate, in percent
 ratio() { awk -v g="$1" -v r="$RATE_MBIT" 'BEGIN { printf "%d", g * 1048576 * 8 / (r * 1e6) * 100 }'; }
 
