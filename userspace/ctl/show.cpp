@@ -2,7 +2,7 @@
 //
 // srnicctl show [DEV]: one record per srnic device and port, from sysfs: port state, the
 // netdev and its state and MTU, the active IB MTU that follows from it, the GIDs and
-// whether DCQCN is enabled. Then the same for other drivers' RDMA devices on Ethernet
+// whether DCQCN is enabled, and srnic's modes (re-pathing, receive steering, trains). Then the same for other drivers' RDMA devices on Ethernet
 // (kind "other": a hardware RoCE NIC such as mlx5), whose DCQCN state comes from mlx5's
 // class/net/<netdev>/ecn/ knobs.
 #include "show.h"
@@ -61,6 +61,20 @@ void print_device_view(Output &out, const DeviceView &v) {
                                v.dcqcn_rp ? (*v.dcqcn_rp ? "on" : "off") : "-");
     }
     out.field_json("dcqcn", dcqcn, dcqcn_text);
+    if (v.kind == "srnic") {
+      nlohmann::ordered_json modes = nlohmann::ordered_json::object();
+      std::vector<std::string> mtexts;
+      if (v.repath_timeouts) {
+        modes["repath_timeouts"] = *v.repath_timeouts;
+        mtexts.push_back(fmt::format("repath_timeouts:{}", *v.repath_timeouts));
+      }
+      for (const auto &[name, on] : {std::pair{"rx_steer", v.rx_steer}, std::pair{"tx_batch", v.tx_batch}})
+        if (on) {
+          modes[name] = *on;
+          mtexts.push_back(fmt::format("{}:{}", name, *on ? "on" : "off"));
+        }
+      out.field_json("modes", modes, mtexts.empty() ? "none" : fmt::format("{}", fmt::join(mtexts, ",")));
+    }
     out.end_record();
   }
 }

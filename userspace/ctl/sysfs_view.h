@@ -98,6 +98,10 @@ struct DeviceView {
   // priority (on when any is).
   std::optional<bool> dcqcn_np;
   std::optional<bool> dcqcn_rp; // roce_rp/enable
+  // srnic's modes (srnic/ in its sysfs directory); nullopt when absent
+  std::optional<std::uint64_t> repath_timeouts;
+  std::optional<bool> rx_steer;
+  std::optional<bool> tx_batch;
 };
 
 // Reads the view of srnic device name; ENODEV if it is not an srnic device.

@@ -25,6 +25,9 @@ public:
     const std::string ib = "sys/class/infiniband/srnic0/";
     dir_.write(ib + "srnic/netdev", "vethA\n");
     dir_.write(ib + "srnic/version", "0.1.0\n");
+    dir_.write(ib + "srnic/repath_timeouts", "0\n");
+    dir_.write(ib + "srnic/rx_steer", "0\n");
+    dir_.write(ib + "srnic/tx_batch", "0\n");
     dir_.write(ib + "node_guid", "5054:00ff:fe12:3456\n");
     const std::string p = ib + "ports/1/";
     dir_.write(p + "state", "4: ACTIVE\n");

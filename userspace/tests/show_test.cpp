@@ -74,6 +74,9 @@ TEST(DeviceView, ReadsEverything) {
   EXPECT_EQ(v->ports[0].gids[2].type, "RoCE v2");
   EXPECT_EQ(v->dcqcn_np, true);
   EXPECT_EQ(v->dcqcn_rp, true);
+  EXPECT_EQ(v->repath_timeouts, 0u);
+  EXPECT_EQ(v->rx_steer, false);
+  EXPECT_EQ(v->tx_batch, false);
 }
 
 TEST(DeviceView, NotSrnic) {
@@ -107,12 +110,14 @@ TEST(ShowCli, Text) {
   EXPECT_EQ(r.out, "dev srnic0 kind srnic port 1 state ACTIVE phys_state LinkUp node_guid 5054:00ff:fe12:3456 "
                    "netdev vethA netdev_state up mtu 1500 active_mtu 1024 gids "
                    "0:fe80::5054:ff:fe12:3456/v1,1:fe80::5054:ff:fe12:3456/v2,"
-                   "2:::ffff:10.99.0.1/v2 dcqcn np:on,rp:on \n");
+                   "2:::ffff:10.99.0.1/v2 dcqcn np:on,rp:on "
+                   "modes repath_timeouts:0,rx_steer:off,tx_batch:off \n");
 }
 
 TEST(ShowCli, Json) {
   test::FakeHost host;
   host.dir().write("sys/class/infiniband/srnic0/roce_rp/enable", "0\n");
+  host.dir().write("sys/class/infiniband/srnic0/srnic/tx_batch", "1\n");
   CliRun r = run_on(host, {"-j", "show", "srnic0"});
   ASSERT_EQ(r.status, EXIT_SUCCESS) << r.err;
   nlohmann::json j = nlohmann::json::parse(r.out);
@@ -126,6 +131,9 @@ TEST(ShowCli, Json) {
   EXPECT_EQ(j[0]["gids"][2]["index"], 2);
   EXPECT_EQ(j[0]["dcqcn"]["np"], true);
   EXPECT_EQ(j[0]["dcqcn"]["rp"], false);
+  EXPECT_EQ(j[0]["modes"]["repath_timeouts"], 0);
+  EXPECT_EQ(j[0]["modes"]["rx_steer"], false);
+  EXPECT_EQ(j[0]["modes"]["tx_batch"], true);
 }
 
 TEST(ShowCli, NoDcqcnIsNull) {

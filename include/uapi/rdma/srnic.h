@@ -10,6 +10,10 @@
  *   /sys/class/infiniband/<dev>/SRNIC_SYSFS_GROUP/
  *       SRNIC_SYSFS_VERSION   module version, "x.y.z\n"
  *       SRNIC_SYSFS_NETDEV    name of the bound netdev, "eth0\n"
+ *       SRNIC_SYSFS_REPATH_TIMEOUTS  re-pathing: RC QPs take a new UDP source
+ *                             port after this many timeouts, 0-16 (0: off)
+ *       SRNIC_SYSFS_RX_STEER  receive steering to the consumer's CPU, 0 or 1
+ *       SRNIC_SYSFS_TX_BATCH  trains of an RC/UC QP's requests, 0 or 1
  *
  * A device is an srnic device exactly when that directory exists.
  *
@@ -30,6 +34,9 @@
 #define SRNIC_SYSFS_GROUP	"srnic"
 #define SRNIC_SYSFS_VERSION	"version"
 #define SRNIC_SYSFS_NETDEV	"netdev"
+#define SRNIC_SYSFS_REPATH_TIMEOUTS	"repath_timeouts"
+#define SRNIC_SYSFS_RX_STEER	"rx_steer"
+#define SRNIC_SYSFS_TX_BATCH	"tx_batch"
 
 #define SRNIC_SYSFS_ROCE_NP	"roce_np"
 #define SRNIC_SYSFS_ROCE_RP	"roce_rp"
