@@ -138,7 +138,14 @@ hotplug_steered() {
 	local cpu=/sys/devices/system/cpu/cpu1/online cycles=/tmp/hotplug.cycles hp
 	[ -w "$cpu" ] || { echo "info hotplug: $cpu not writable, skipped"; return; }
 	rm -f /tmp/hotplug.stop "$cycles"
+	# the loop starts once the server runs pinned (taskset has set its
+	# affinity before it execs python): pinning to an offline CPU fails.
+	# Python's command line only: timeout's and ip's hold the same words,
+	# and "[.]" keeps the pattern from matching this loop's own
 	bg_start hp bash -c "n=0
+		until pgrep -f '^/usr/bin/python3 [^ ]*rc_xfer[.]py server' >/dev/null || [ -e /tmp/hotplug.stop ]; do
+			sleep 0.1
+		done
 		while [ ! -e /tmp/hotplug.stop ]; do
 			echo 0 >$cpu 2>/dev/null && n=\$((n + 1))
 			sleep 0.2
