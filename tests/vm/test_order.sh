@@ -141,9 +141,10 @@ hotplug_steered() {
 	# the loop starts once the server runs pinned (taskset has set its
 	# affinity before it execs python): pinning to an offline CPU fails.
 	# Python's command line only: timeout's and ip's hold the same words,
-	# and "[.]" keeps the pattern from matching this loop's own
+	# and "[.]" keeps the pattern from matching this loop's own (".*": the
+	# checkout's path may hold spaces)
 	bg_start hp bash -c "n=0
-		until pgrep -f '^/usr/bin/python3 [^ ]*rc_xfer[.]py server' >/dev/null || [ -e /tmp/hotplug.stop ]; do
+		until pgrep -f '^/usr/bin/python3 .*rc_xfer[.]py server' >/dev/null || [ -e /tmp/hotplug.stop ]; do
 			sleep 0.1
 		done
 		while [ ! -e /tmp/hotplug.stop ]; do
