@@ -200,17 +200,36 @@ static ssize_t repath_timeouts_store(struct device *device,
 }
 static DEVICE_ATTR_RW(repath_timeouts);
 
+/* A yes/no knob, read without a lock by the data path: 0 or 1. */
+static ssize_t srnic_dev_bool_show(bool *knob, char *buf)
+{
+	return sysfs_emit(buf, "%u\n", READ_ONCE(*knob));
+}
+
+static ssize_t srnic_dev_bool_store(bool *knob, const char *buf,
+				    size_t count)
+{
+	bool v;
+	int err;
+
+	err = kstrtobool(buf, &v);
+	if (err)
+		return err;
+	WRITE_ONCE(*knob, v);
+	return count;
+}
+
 /*
  * Receive steering (srnic_recv.c): 1: a user QP's packets are run on the
  * CPU of the process that created it; 0 (default): on the CPU that received
- * them. Read without a lock by the data path.
+ * them.
  */
 static ssize_t rx_steer_show(struct device *device,
 			     struct device_attribute *attr, char *buf)
 {
 	struct srnic_dev *sdev = to_srnic_dev(rdma_device_to_ibdev(device));
 
-	return sysfs_emit(buf, "%u\n", READ_ONCE(sdev->rx_steer));
+	return srnic_dev_bool_show(&sdev->rx_steer, buf);
 }
 
 static ssize_t rx_steer_store(struct device *device,
@@ -218,28 +237,21 @@ static ssize_t rx_steer_store(struct device *device,
 			      const char *buf, size_t count)
 {
 	struct srnic_dev *sdev = to_srnic_dev(rdma_device_to_ibdev(device));
-	bool v;
-	int err;
 
-	err = kstrtobool(buf, &v);
-	if (err)
-		return err;
-	WRITE_ONCE(sdev->rx_steer, v);
-	return count;
+	return srnic_dev_bool_store(&sdev->rx_steer, buf, count);
 }
 static DEVICE_ATTR_RW(rx_steer);
 
 /*
- * Trains (srnic_sched.c): 1: a QP's requests of one run leave as fraglist
- * GSO trains; 0 (default): one by one. Read without a lock by the data
- * path.
+ * Trains (srnic_sched.c): 1: an RC/UC QP's requests of one run leave as
+ * fraglist GSO trains; 0 (default): one by one.
  */
 static ssize_t tx_batch_show(struct device *device,
 			     struct device_attribute *attr, char *buf)
 {
 	struct srnic_dev *sdev = to_srnic_dev(rdma_device_to_ibdev(device));
 
-	return sysfs_emit(buf, "%u\n", READ_ONCE(sdev->tx_batch));
+	return srnic_dev_bool_show(&sdev->tx_batch, buf);
 }
 
 static ssize_t tx_batch_store(struct device *device,
@@ -247,14 +259,8 @@ static ssize_t tx_batch_store(struct device *device,
 			      const char *buf, size_t count)
 {
 	struct srnic_dev *sdev = to_srnic_dev(rdma_device_to_ibdev(device));
-	bool v;
-	int err;
 
-	err = kstrtobool(buf, &v);
-	if (err)
-		return err;
-	WRITE_ONCE(sdev->tx_batch, v);
-	return count;
+	return srnic_dev_bool_store(&sdev->tx_batch, buf, count);
 }
 static DEVICE_ATTR_RW(tx_batch);
 

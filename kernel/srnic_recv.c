@@ -307,9 +307,13 @@ static bool srnic_recv_steer(struct srnic_qp *qp, struct sk_buff *skb)
 
 	if (!qp->rx_task)
 		return false;			/* a kernel QP */
-	/* The common case costs no lock: nothing queued, and here it runs. */
+	/*
+	 * The common cases cost no lock: nothing queued, and steering off
+	 * (the default) or the consumer here.
+	 */
 	if (!atomic_read(&qp->rx_queued) &&
-	    task_cpu(qp->rx_task) == smp_processor_id())
+	    (!READ_ONCE(qp->sdev->rx_steer) ||
+	     task_cpu(qp->rx_task) == smp_processor_id()))
 		return false;
 
 	spin_lock(&qp->rx_lock);

@@ -286,10 +286,17 @@ static void srnic_sched_skb_done(struct sk_buff *skb)
 	srnic_qp_put(qp);
 }
 
+/*
+ * Count @skb in @qp's backpressure. False when the QP is being destroyed:
+ * the packet is dropped (counted).
+ */
 static bool srnic_sched_own(struct srnic_qp *qp, struct sk_buff *skb)
 {
-	if (!refcount_inc_not_zero(&qp->ref))
+	if (unlikely(!refcount_inc_not_zero(&qp->ref))) {
+		srnic_count(qp->sdev, SRNIC_CNT_TX_DROPPED);
+		kfree_skb(skb);
 		return false;
+	}
 	atomic_inc(&qp->tx_skbs);
 	skb_shinfo(skb)->destructor_arg = qp;
 	skb->destructor = srnic_sched_skb_done;
@@ -339,12 +346,8 @@ bool srnic_sched_full(struct srnic_qp *qp)
 int srnic_sched_xmit(struct srnic_qp *qp, const struct srnic_av *av,
 		     u8 tclass, struct sk_buff *skb, unsigned int pad)
 {
-	if (unlikely(!srnic_sched_own(qp, skb))) {
-		/* The QP is being destroyed. */
-		srnic_count(qp->sdev, SRNIC_CNT_TX_DROPPED);
-		kfree_skb(skb);
-		return -ENODEV;
-	}
+	if (!srnic_sched_own(qp, skb))
+		return -ENODEV;		/* the QP is being destroyed */
 	return srnic_xmit(qp->sdev, qp, av, READ_ONCE(qp->src_port), tclass, skb,
 			  pad);
 }
@@ -484,11 +487,8 @@ int srnic_sched_send(struct srnic_tx_run *run, const struct srnic_av *av,
 
 	if (!run->trains)
 		return srnic_sched_xmit(qp, av, av->tclass, skb, pad);
-	if (unlikely(!srnic_sched_own(qp, skb))) {
-		srnic_count(qp->sdev, SRNIC_CNT_TX_DROPPED);
-		kfree_skb(skb);
+	if (!srnic_sched_own(qp, skb))
 		return -ENODEV;
-	}
 	len = sizeof(struct udphdr) + skb->len + pad + SRNIC_ICRC_LEN;
 	if (run->train && !srnic_sched_train_fits(run, av, sport, len))
 		srnic_sched_flush(run);
