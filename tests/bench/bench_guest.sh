@@ -119,12 +119,10 @@ setup_stack() {
 			rdma link add srnic1 type srnic netdev vethB ||
 			not_yet "rdma link add ... type srnic failed"
 		dev0=srnic0 dev1=srnic1
-		echo "$steer" >/sys/class/infiniband/srnic0/srnic/rx_steer &&
-			echo "$steer" >/sys/class/infiniband/srnic1/srnic/rx_steer ||
+		srnic_knob_set rx_steer "$steer" srnic0 srnic1 ||
 			not_yet "cannot set srnic/rx_steer to $steer"
 		meta rx_steer "$steer"
-		echo "$batch" >/sys/class/infiniband/srnic0/srnic/tx_batch &&
-			echo "$batch" >/sys/class/infiniband/srnic1/srnic/tx_batch ||
+		srnic_knob_set tx_batch "$batch" srnic0 srnic1 ||
 			not_yet "cannot set srnic/tx_batch to $batch"
 		meta tx_batch "$batch"
 		;;

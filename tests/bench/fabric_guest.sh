@@ -29,12 +29,10 @@ fab_check "$spines" "$leaves" "$hosts" "$rate" "$ecn" || exit 2
 _fab_int secs "$secs" 1 600 && _fab_int qps "$qps" 1 64 || exit 2
 mkdir -p "$out" || exit 2
 
-PIDS=()
+# (this trap replaces lib.sh's, whose bg_cleanup stops the servers and
+# clients bg_start started)
 cleanup() {
-	local p
-	for p in "${PIDS[@]}"; do
-		kill -TERM -- "-$p" 2>/dev/null
-	done
+	bg_cleanup >/dev/null 2>&1
 	fab_down
 }
 trap cleanup EXIT
@@ -63,7 +61,6 @@ while read -r j k; do
 	bg_start pid timeout --kill-after=5 $((secs + 60)) ip netns exec "fbh${d}x$k" \
 		ib_write_bw -d "fb${d}x$k" -x "${gid[$d.$k]}" -s 65536 -q "$qps" -D "$secs" \
 		-F -p "$port" >"$out/srv.$j.$k.log" 2>&1
-	PIDS+=("$pid")
 	ready tcp_listening "$port" "fbh${d}x$k" || { echo "fabric: server on fbh${d}x$k not listening"; exit 1; }
 	flows+=("$j $k $d $port")
 done < <(fab_hosts)
@@ -73,7 +70,6 @@ for f in "${flows[@]}"; do
 	bg_start pid timeout --kill-after=5 $((secs + 50)) ip netns exec "fbh${j}x$k" \
 		ib_write_bw -d "fb${j}x$k" -x "${gid[$j.$k]}" -s 65536 -q "$qps" -D "$secs" \
 		-F -p "$port" "10.$d.$k.2" >"$out/cli.$j.$k.log" 2>&1
-	PIDS+=("$pid")
 	cpids+=("$pid")
 done
 for p in "${cpids[@]}"; do

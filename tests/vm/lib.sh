@@ -822,6 +822,17 @@ rc_xfer() {
 	return "$rc"
 }
 
+# srnic_knob DEV NAME: the path of device DEV's knob NAME (sysfs srnic/)
+srnic_knob() { echo "/sys/class/infiniband/$1/srnic/$2"; }
+# srnic_knob_set NAME VALUE DEV...: VALUE into knob NAME of every DEV
+srnic_knob_set() {
+	local name=$1 value=$2 d
+	shift 2
+	for d in "$@"; do
+		echo "$value" >"$(srnic_knob "$d" "$name")" || return 1
+	done
+}
+
 # bw_avg FILE [SIZE]: perftest's average bandwidth (MB/s column) of its SIZE
 # (default 65536) line in FILE, if it printed one
 bw_avg() { awk -v s="${2:-65536}" '$1 == s && NF >= 5 { print $4 }' "$1" | tail -n 1; }

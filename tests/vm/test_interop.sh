@@ -369,7 +369,7 @@ done
 # virtio-net; rxe checks each one's ICRC and PSN. The capture of these
 # steps goes through the same header checks as the light steps'.
 if [ "$DEV" = srnic0 ]; then
-	echo 1 >/sys/class/infiniband/srnic0/srnic/tx_batch || t_fail "tx_batch on" "write failed"
+	srnic_knob_set tx_batch 1 srnic0 || t_fail "tx_batch on" "write failed"
 	trains0=$(counter srnic0 tx_train_packets)
 	[ -z "${SRNIC_INTEROP_PCAP:-}" ] && pcap_start /tmp/interop-trains.pcap
 fi
@@ -381,7 +381,7 @@ both "ib_write_bw -s 65536 -n 100, srnic's trains" tcp \
 	ib_write_bw -d @DEV@ -x @GID@ -s 65536 -n 100 -F @PEER@
 if [ "$DEV" = srnic0 ]; then
 	[ -z "${SRNIC_INTEROP_PCAP:-}" ] && pcap_stop
-	echo 0 >/sys/class/infiniband/srnic0/srnic/tx_batch
+	srnic_knob_set tx_batch 0 srnic0
 	trains=$(($(counter srnic0 tx_train_packets) - trains0))
 	t_check "srnic0 sent $trains packets in trains" test "$trains" -gt 0
 	if [ -z "${SRNIC_INTEROP_PCAP:-}" ] && [ -n "$PCAP" ]; then

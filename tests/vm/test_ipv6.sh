@@ -105,9 +105,7 @@ PAIR_READY=pair_tcp_listening
 
 # Trains over IPv6 (srnic/tx_batch): each packet's own IPv6 header and
 # ICRC; the receiving socket cuts the train.
-for d in srnic0 srnic1; do
-	echo 1 >"/sys/class/infiniband/$d/srnic/tx_batch"
-done
+srnic_knob_set tx_batch 1 srnic0 srnic1
 trains0=$(counter srnic1 tx_train_packets)
 pair "trains: ibv_rc_pingpong over IPv6, 64 KiB x 20, data checked" \
 	ibv_rc_pingpong -d srnic0 -g "$G0" -n 20 -s 65536 -c -- \
@@ -117,9 +115,7 @@ pair "trains: ib_write_bw over IPv6 -s 1048576" \
 	ib_write_bw -d srnic1 -x "$G1" -s 1048576 -n 20 -F 10.99.0.1
 trains=$(($(counter srnic1 tx_train_packets) - trains0))
 t_check "trains: srnic1 sent $trains packets in trains" test "$trains" -gt 0
-for d in srnic0 srnic1; do
-	echo 0 >"/sys/class/infiniband/$d/srnic/tx_batch"
-done
+srnic_knob_set tx_batch 0 srnic0 srnic1
 
 rx=$(delta srnic0 rcvd_pkts)
 tx=$(delta srnic1 sent_pkts)

@@ -167,16 +167,10 @@ hotplug_steered() {
 }
 
 # Receive steering: a user QP's packets run on its process's CPU.
-steer_knob() { echo "/sys/class/infiniband/$1/srnic/rx_steer"; }
-steer() {
-	local d
-	for d in srnic0 srnic1; do
-		echo "$1" >"$(steer_knob "$d")" || return 1
-	done
-}
-t_eq "rx_steer is 0 (off) by default" "$(cat "$(steer_knob srnic0)")" 0
+steer() { srnic_knob_set rx_steer "$1" srnic0 srnic1; }
+t_eq "rx_steer is 0 (off) by default" "$(cat "$(srnic_knob srnic0 rx_steer)")" 0
 t_expect_fail "rx_steer refuses 2" "Invalid argument" \
-	bash -c "echo 2 > $(steer_knob srnic0)"
+	bash -c "echo 2 > $(srnic_knob srnic0 rx_steer)"
 run "write_bw, steering off" ib_write_bw 300
 t_eq "steering off: nothing steered" "$(delta_sum rx_steered)" 0
 if t_check "rx_steer on, both devices" steer 1; then
@@ -200,16 +194,10 @@ if t_check "rx_steer on, both devices" steer 1; then
 fi
 
 # Trains: a run's requests as one skb through the stack.
-batch_knob() { echo "/sys/class/infiniband/$1/srnic/tx_batch"; }
-batch() {
-	local d
-	for d in srnic0 srnic1; do
-		echo "$1" >"$(batch_knob "$d")" || return 1
-	done
-}
-t_eq "tx_batch is 0 (off) by default" "$(cat "$(batch_knob srnic0)")" 0
+batch() { srnic_knob_set tx_batch "$1" srnic0 srnic1; }
+t_eq "tx_batch is 0 (off) by default" "$(cat "$(srnic_knob srnic0 tx_batch)")" 0
 t_expect_fail "tx_batch refuses 2" "Invalid argument" \
-	bash -c "echo 2 > $(batch_knob srnic0)"
+	bash -c "echo 2 > $(srnic_knob srnic0 tx_batch)"
 if t_check "tx_batch on, both devices" batch 1; then
 	run "trains write_bw" ib_write_bw 1000
 	t_check "trains write_bw: srnic1 sent trains (tx_train_packets +$(delta srnic1 tx_train_packets))" \

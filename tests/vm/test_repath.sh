@@ -108,7 +108,7 @@ xfers() {
 	echo "$pass $retry $other"
 }
 
-knob() { echo "/sys/class/infiniband/$1/srnic/repath_timeouts"; }
+knob() { srnic_knob "$1" repath_timeouts; }
 
 dmesg -C
 if ! t_check "srnic_load" srnic_load veth cls_flower act_gact ||
@@ -166,8 +166,7 @@ t_eq "off: no other kind of failure" "$other" 0
 t_eq "off: repaths did not move" "$(($(delta srnic0 repaths) + $(delta srnic1 repaths)))" 0
 
 # ------------------------------------------------------------- on
-echo 1 >"$(knob srnic0)"
-echo 1 >"$(knob srnic1)"
+srnic_knob_set repath_timeouts 1 srnic0 srnic1
 t_eq "repath_timeouts set to 1" "$(cat "$(knob srnic0)") $(cat "$(knob srnic1)")" "1 1"
 trace_start srnic_repath
 snap
@@ -191,8 +190,7 @@ s1_fwd() {
 	done
 	echo "$n"
 }
-echo 0 >"$(knob srnic0)"
-echo 0 >"$(knob srnic1)"
+srnic_knob_set repath_timeouts 0 srnic0 srnic1
 for dev in tol1 tol2; do
 	tc -n fbs1 qdisc del dev "$dev" clsact
 done
