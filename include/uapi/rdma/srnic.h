@@ -6,6 +6,16 @@
  * file holds only what srnic adds around it:
  *
  *   rdma link add NAME type SRNIC_LINK_TYPE netdev IFNAME
+ *   rdma link add NAME type SRNIC_LINK_TYPE_NATIVE netdev IFNAME
+ *
+ * The first makes a device in the default mode, driven by rdma-core's stock
+ * rxe provider (driver id RDMA_DRIVER_RXE reported, uverbs ABI 2). The second
+ * makes a device in native mode (docs/native-provider.md), matched only by
+ * srnic's own provider (libsrnic): ib_uverbs reports no driver id for it and
+ * its uverbs ABI version is SRNIC_NATIVE_ABI_VERSION, outside the stock rxe
+ * provider's range. Version 1 of the native ABI is the rxe ABI's commands,
+ * responses, rings and work-request layouts (<rdma/rdma_user_rxe.h>); a
+ * native provider fills the ioctl header's driver id with RDMA_DRIVER_RXE.
  *
  *   /sys/class/infiniband/<dev>/SRNIC_SYSFS_GROUP/
  *       SRNIC_SYSFS_VERSION   module version, "x.y.z\n"
@@ -14,6 +24,9 @@
  *                             port after this many timeouts, 0-16 (0: off)
  *       SRNIC_SYSFS_RX_STEER  receive steering to the consumer's CPU, 0 or 1
  *       SRNIC_SYSFS_TX_BATCH  trains of an RC/UC QP's requests, 0 or 1
+ *       SRNIC_SYSFS_PROVIDER  the user-space provider the device is made
+ *                             for: SRNIC_PROVIDER_RXE or SRNIC_PROVIDER_NATIVE
+ *                             followed by a newline (fixed at creation)
  *
  * A device is an srnic device exactly when that directory exists.
  *
@@ -31,12 +44,19 @@
 #define _UAPI_RDMA_SRNIC_H
 
 #define SRNIC_LINK_TYPE		"srnic"
+#define SRNIC_LINK_TYPE_NATIVE	"srnic_native"
+
+/* uverbs ABI version of a native-mode device (sysfs abi_version) */
+#define SRNIC_NATIVE_ABI_VERSION	16
 #define SRNIC_SYSFS_GROUP	"srnic"
 #define SRNIC_SYSFS_VERSION	"version"
 #define SRNIC_SYSFS_NETDEV	"netdev"
 #define SRNIC_SYSFS_REPATH_TIMEOUTS	"repath_timeouts"
 #define SRNIC_SYSFS_RX_STEER	"rx_steer"
 #define SRNIC_SYSFS_TX_BATCH	"tx_batch"
+#define SRNIC_SYSFS_PROVIDER	"provider"
+#define SRNIC_PROVIDER_RXE	"rxe"
+#define SRNIC_PROVIDER_NATIVE	"native"
 
 #define SRNIC_SYSFS_ROCE_NP	"roce_np"
 #define SRNIC_SYSFS_ROCE_RP	"roce_rp"
