@@ -138,6 +138,18 @@ struct srnic_mcast {
 };
 
 /**
+ * enum srnic_mode - the user-space provider a device is made for
+ * @SRNIC_MODE_RXE: default; rdma-core's stock rxe provider (driver id
+ *	RDMA_DRIVER_RXE reported, uverbs ABI SRNIC_UVERBS_ABI_VERSION)
+ * @SRNIC_MODE_NATIVE: srnic's own provider (link type "srnic_native"): no
+ *	driver id reported, uverbs ABI SRNIC_NATIVE_ABI_VERSION
+ */
+enum srnic_mode {
+	SRNIC_MODE_RXE,
+	SRNIC_MODE_NATIVE,
+};
+
+/**
  * struct srnic_dev - one srnic RDMA device, bound to one Ethernet netdev
  * @ib_dev: the ib_core device; must stay first (INIT_RDMA_OBJ_SIZE rules)
  * @ndev: the bound netdev; a reference is held from creation until
@@ -173,6 +185,11 @@ struct srnic_mcast {
  * @mcast: multicast groups and the UD QPs attached to them
  * @dcqcn: DCQCN knobs (srnic_dcqcn.h; written by sysfs, read locklessly)
  * @dcqcn_sysfs: the roce_np/ and roce_rp/ files of those knobs
+ * @repath_timeouts: re-pathing threshold (sysfs srnic/; 0: off)
+ * @rx_steer: receive steering on (sysfs srnic/; srnic_recv.c)
+ * @tx_batch: trains on (sysfs srnic/; srnic_sched.c)
+ * @mode: which user-space provider the device is made for; fixed at
+ *	creation, read-only after
  */
 struct srnic_dev {
 	struct ib_device	ib_dev;
@@ -200,6 +217,7 @@ struct srnic_dev {
 	u32			repath_timeouts; /* 0: off; sysfs srnic/ */
 	bool			rx_steer;	/* sysfs srnic/; srnic_recv.c */
 	bool			tx_batch;	/* sysfs srnic/; srnic_sched.c */
+	enum srnic_mode		mode;		/* fixed at creation */
 };
 
 static inline struct srnic_dev *to_srnic_dev(struct ib_device *ibdev)
@@ -249,7 +267,8 @@ struct ib_device *srnic_other_dev_get_by_netdev(struct net_device *ndev);
 extern const struct ib_device_ops srnic_counters_ops;
 
 /* srnic_dev.c */
-int srnic_dev_add(const char *name, struct net_device *ndev);
+int srnic_dev_add(const char *name, struct net_device *ndev,
+		  enum srnic_mode mode);
 
 /* srnic_port.c */
 enum ib_mtu srnic_port_active_mtu(unsigned int netdev_mtu);

@@ -6,6 +6,13 @@
  * User space: stock rdma-core drives srnic through its rxe provider, which
  * matches on driver_id RDMA_DRIVER_RXE and user verbs ABI version 2. That is
  * why srnic and rdma_rxe must never be loaded together (srnic_main.c).
+ *
+ * A device made in native mode (link type "srnic_native") is the same device
+ * published differently, so that only srnic's own provider matches it
+ * (docs/native-provider.md): ib_uverbs reports no driver id for it and its
+ * uverbs ABI version is outside the rxe provider's range. Inside the kernel
+ * it keeps driver id RDMA_DRIVER_RXE, like every srnic device: the unload
+ * path, the netdev lookups and the rdma_rxe guard treat both modes alike.
  */
 #include <linux/if_arp.h>
 #include <linux/random.h>
@@ -160,6 +167,16 @@ static ssize_t version_show(struct device *device,
 }
 static DEVICE_ATTR_RO(version);
 
+static ssize_t provider_show(struct device *device,
+			     struct device_attribute *attr, char *buf)
+{
+	struct srnic_dev *sdev = to_srnic_dev(rdma_device_to_ibdev(device));
+
+	return sysfs_emit(buf, "%s\n", sdev->mode == SRNIC_MODE_NATIVE ?
+			  SRNIC_PROVIDER_NATIVE : SRNIC_PROVIDER_RXE);
+}
+static DEVICE_ATTR_RO(provider);
+
 static ssize_t netdev_show(struct device *device,
 			   struct device_attribute *attr, char *buf)
 {
@@ -270,6 +287,7 @@ static struct attribute *srnic_dev_attrs[] = {
 	&dev_attr_repath_timeouts.attr,
 	&dev_attr_rx_steer.attr,
 	&dev_attr_tx_batch.attr,
+	&dev_attr_provider.attr,
 	NULL,
 };
 
@@ -319,12 +337,23 @@ static const struct ib_device_ops *const srnic_ops_tables[] = {
 	&srnic_compat_ops,
 };
 
-static void srnic_dev_set_ops(struct ib_device *ibdev)
+/*
+ * What native mode changes, merged over the tables above: ib_set_device_ops()
+ * takes the last ABI version given and ORs the binding flag in.
+ */
+static const struct ib_device_ops srnic_native_ops = {
+	.uverbs_abi_ver = SRNIC_NATIVE_ABI_VERSION,
+	.uverbs_no_driver_id_binding = 1,
+};
+
+static void srnic_dev_set_ops(struct ib_device *ibdev, enum srnic_mode mode)
 {
 	int i;
 
 	for (i = 0; i < ARRAY_SIZE(srnic_ops_tables); i++)
 		ib_set_device_ops(ibdev, srnic_ops_tables[i]);
+	if (mode == SRNIC_MODE_NATIVE)
+		ib_set_device_ops(ibdev, &srnic_native_ops);
 }
 
 static int srnic_dev_name_taken(const char *name)
@@ -369,7 +398,7 @@ static int srnic_dev_check_netdev(struct net_device *ndev)
 
 /* The attributes and verbs of a new device bound to @ndev. */
 static void srnic_dev_init_ibdev(struct ib_device *ibdev,
-				 struct net_device *ndev)
+				 struct net_device *ndev, enum srnic_mode mode)
 {
 	ibdev->node_type = RDMA_NODE_IB_CA;
 	ibdev->phys_port_cnt = SRNIC_PORT_NUM;
@@ -377,7 +406,7 @@ static void srnic_dev_init_ibdev(struct ib_device *ibdev,
 	ibdev->local_dma_lkey = 0;
 	ibdev->node_guid = srnic_port_guid_from_mac(ndev->dev_addr);
 	strscpy(ibdev->node_desc, SRNIC_DRV_NAME, sizeof(ibdev->node_desc));
-	srnic_dev_set_ops(ibdev);
+	srnic_dev_set_ops(ibdev, mode);
 	/* rdma-core's rxe provider rings the SQ doorbell with POST_SEND. */
 	ibdev->uverbs_cmd_mask |= BIT_ULL(IB_USER_VERBS_CMD_POST_SEND);
 	/* Off by default in ib_core; rdma-core's rxe provider arms CQs with it. */
@@ -423,13 +452,15 @@ static int srnic_dev_go_live(struct srnic_dev *sdev, const char *name)
  * srnic_dev_add() - create and register an srnic device on a netdev
  * @name: the ib_device name asked for with "rdma link add"
  * @ndev: the Ethernet netdev to bind (reference held by the caller)
+ * @mode: the user-space provider the device is made for
  *
  * The caller serialises calls (srnic_link_mutex) so that the name and netdev
  * checks cannot race with another creation.
  *
  * Return: 0 or a negative errno; on error nothing is left behind.
  */
-int srnic_dev_add(const char *name, struct net_device *ndev)
+int srnic_dev_add(const char *name, struct net_device *ndev,
+		  enum srnic_mode mode)
 {
 	struct srnic_dev *sdev;
 	struct ib_device *ibdev;
@@ -449,6 +480,7 @@ int srnic_dev_add(const char *name, struct net_device *ndev)
 	ibdev = &sdev->ib_dev;
 	srnic_dev_init_tables(sdev);
 	sdev->ndev = ndev;
+	sdev->mode = mode;
 	netdev_hold(ndev, &sdev->ndev_tracker, GFP_KERNEL);
 	/* allocates nothing: no undo on the error paths below */
 	srnic_srq_dev_init(sdev);
@@ -459,7 +491,7 @@ int srnic_dev_add(const char *name, struct net_device *ndev)
 	if (err)
 		goto err_dealloc;
 
-	srnic_dev_init_ibdev(ibdev, ndev);
+	srnic_dev_init_ibdev(ibdev, ndev, mode);
 
 	err = ib_device_set_netdev(ibdev, ndev, SRNIC_PORT_NUM);
 	if (err)
@@ -477,10 +509,12 @@ int srnic_dev_add(const char *name, struct net_device *ndev)
 	if (err)
 		return err;
 
-	ibdev_info(ibdev, "created on %s (port %s, active MTU %d)\n",
+	ibdev_info(ibdev, "created on %s (port %s, active MTU %d, provider %s)\n",
 		   netdev_name(ndev),
 		   sdev->port_state == IB_PORT_ACTIVE ? "ACTIVE" : "DOWN",
-		   ib_mtu_enum_to_int(srnic_port_active_mtu(ndev->mtu)));
+		   ib_mtu_enum_to_int(srnic_port_active_mtu(ndev->mtu)),
+		   mode == SRNIC_MODE_NATIVE ? SRNIC_PROVIDER_NATIVE :
+		   SRNIC_PROVIDER_RXE);
 	return 0;
 
 err_net_put:

@@ -27,19 +27,42 @@
 /* Serialises srnic_newlink() so its checks and the registration are atomic. */
 static DEFINE_MUTEX(srnic_link_mutex);
 
-static int srnic_newlink(const char *ibdev_name, struct net_device *ndev)
+static int srnic_newlink_mode(const char *ibdev_name, struct net_device *ndev,
+			      enum srnic_mode mode)
 {
 	int err;
 
 	mutex_lock(&srnic_link_mutex);
-	err = srnic_dev_add(ibdev_name, ndev);
+	err = srnic_dev_add(ibdev_name, ndev, mode);
 	mutex_unlock(&srnic_link_mutex);
 	return err;
 }
 
+static int srnic_newlink(const char *ibdev_name, struct net_device *ndev)
+{
+	return srnic_newlink_mode(ibdev_name, ndev, SRNIC_MODE_RXE);
+}
+
+static int srnic_newlink_native(const char *ibdev_name,
+				struct net_device *ndev)
+{
+	return srnic_newlink_mode(ibdev_name, ndev, SRNIC_MODE_NATIVE);
+}
+
+/*
+ * Two link types, one per provider mode: the mode must be fixed before the
+ * device registers (user space matches a provider on what registration
+ * publishes), and the link type is the one per-device choice "rdma link add"
+ * carries (docs/native-provider.md).
+ */
 static struct rdma_link_ops srnic_link_ops = {
 	.type = SRNIC_LINK_TYPE,
 	.newlink = srnic_newlink,
+};
+
+static struct rdma_link_ops srnic_native_link_ops = {
+	.type = SRNIC_LINK_TYPE_NATIVE,
+	.newlink = srnic_newlink_native,
 };
 
 static int srnic_netdev_event(struct notifier_block *nb, unsigned long event,
@@ -173,6 +196,7 @@ static int __init srnic_init(void)
 		goto err_client;
 
 	rdma_link_register(&srnic_link_ops);
+	rdma_link_register(&srnic_native_link_ops);
 	pr_info("loaded (version %s)\n", SRNIC_VERSION);
 	return 0;
 
@@ -189,6 +213,7 @@ err_unguard:
 
 static void __exit srnic_exit(void)
 {
+	rdma_link_unregister(&srnic_native_link_ops);
 	rdma_link_unregister(&srnic_link_ops);
 	unregister_netdevice_notifier(&srnic_netdev_nb);
 	/* All RDMA_DRIVER_RXE devices are srnic's: rdma_rxe is kept out. */
@@ -209,3 +234,4 @@ MODULE_DESCRIPTION("srnic: software RoCEv2 RDMA NIC");
 MODULE_LICENSE("GPL");
 MODULE_VERSION(SRNIC_VERSION);
 MODULE_ALIAS_RDMA_LINK(SRNIC_LINK_TYPE);
+MODULE_ALIAS_RDMA_LINK(SRNIC_LINK_TYPE_NATIVE);

@@ -500,7 +500,8 @@ static int srnic_dp_init(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, err, 0);
 	KUNIT_ASSERT_EQ(test, srnic_dp_set_addr(ctx->ndev), 0);
 
-	KUNIT_ASSERT_EQ(test, srnic_dev_add(SRNIC_DP_DEV_NAME, ctx->ndev), 0);
+	KUNIT_ASSERT_EQ(test, srnic_dev_add(SRNIC_DP_DEV_NAME, ctx->ndev,
+					    SRNIC_MODE_RXE), 0);
 	ctx->sdev = srnic_dev_get_by_netdev(ctx->ndev);
 	KUNIT_ASSERT_NOT_NULL(test, ctx->sdev);
 	/* Owned by ib_core until srnic_dp_exit() unregisters it. */

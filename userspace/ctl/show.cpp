@@ -64,6 +64,10 @@ void print_device_view(Output &out, const DeviceView &v) {
     if (v.kind == "srnic") {
       nlohmann::ordered_json modes = nlohmann::ordered_json::object();
       std::vector<std::string> mtexts;
+      if (v.provider) {
+        modes["provider"] = *v.provider;
+        mtexts.push_back(fmt::format("provider:{}", *v.provider));
+      }
       if (v.repath_timeouts) {
         modes["repath_timeouts"] = *v.repath_timeouts;
         mtexts.push_back(fmt::format("repath_timeouts:{}", *v.repath_timeouts));

@@ -216,6 +216,7 @@ Result<DeviceView> read_device_view(const Sysfs &sysfs, std::string_view name) {
   view.dcqcn_np = read_enable(sysfs, dir / "roce_np/enable");
   view.dcqcn_rp = read_enable(sysfs, dir / "roce_rp/enable");
   std::filesystem::path modes = dir / SRNIC_SYSFS_GROUP;
+  view.provider = read_optional(sysfs, modes / SRNIC_SYSFS_PROVIDER);
   if (std::optional<std::string> r = read_optional(sysfs, modes / SRNIC_SYSFS_REPATH_TIMEOUTS))
     view.repath_timeouts = parse_u64(*r);
   view.rx_steer = read_enable(sysfs, modes / SRNIC_SYSFS_RX_STEER);

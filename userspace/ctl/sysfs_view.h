@@ -99,6 +99,7 @@ struct DeviceView {
   std::optional<bool> dcqcn_np;
   std::optional<bool> dcqcn_rp; // roce_rp/enable
   // srnic's modes (srnic/ in its sysfs directory); nullopt when absent
+  std::optional<std::string> provider; // "rxe" (default mode) or "native"
   std::optional<std::uint64_t> repath_timeouts;
   std::optional<bool> rx_steer;
   std::optional<bool> tx_batch;

@@ -77,6 +77,7 @@ TEST(DeviceView, ReadsEverything) {
   EXPECT_EQ(v->repath_timeouts, 0u);
   EXPECT_EQ(v->rx_steer, false);
   EXPECT_EQ(v->tx_batch, false);
+  EXPECT_EQ(v->provider, "rxe");
 }
 
 TEST(DeviceView, NotSrnic) {
@@ -111,7 +112,7 @@ TEST(ShowCli, Text) {
                    "netdev vethA netdev_state up mtu 1500 active_mtu 1024 gids "
                    "0:fe80::5054:ff:fe12:3456/v1,1:fe80::5054:ff:fe12:3456/v2,"
                    "2:::ffff:10.99.0.1/v2 dcqcn np:on,rp:on "
-                   "modes repath_timeouts:0,rx_steer:off,tx_batch:off \n");
+                   "modes provider:rxe,repath_timeouts:0,rx_steer:off,tx_batch:off \n");
 }
 
 TEST(ShowCli, Json) {
@@ -134,6 +135,7 @@ TEST(ShowCli, Json) {
   EXPECT_EQ(j[0]["modes"]["repath_timeouts"], 0);
   EXPECT_EQ(j[0]["modes"]["rx_steer"], false);
   EXPECT_EQ(j[0]["modes"]["tx_batch"], true);
+  EXPECT_EQ(j[0]["modes"]["provider"], "rxe");
 }
 
 TEST(ShowCli, NoDcqcnIsNull) {

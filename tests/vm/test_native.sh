@@ -1,0 +1,80 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Native mode (issue 14, docs/native-provider.md), run inside the VM:
+#
+#   netns nsA                                   netns nsB
+#   srnic0 on vethA 10.99.0.1 ==== veth ==== vethB 10.99.0.2, srnic1
+#   both made with "type srnic_native"
+#   root netns: srnicd on dum0, "type srnic" (the default mode, beside them)
+#
+# A native device publishes itself so that stock rdma-core's rxe provider
+# never matches it (no driver id, uverbs ABI SRNIC_NATIVE_ABI_VERSION) while
+# a default-mode device beside it stays exactly what it was.
+set -u
+cd "$(dirname "$0")/../.." || exit 1
+. tests/vm/lib.sh
+
+NATIVE_ABI=$(awk '$2 == "SRNIC_NATIVE_ABI_VERSION" { print $3 }' include/uapi/rdma/srnic.h)
+
+# uverbs_abi DEV: the uverbs ABI version user space reads for DEV
+uverbs_abi() {
+	local u
+	for u in /sys/class/infiniband_verbs/uverbs*; do
+		[ "$(cat "$u/ibdev" 2>/dev/null)" = "$1" ] && { cat "$u/abi_version"; return; }
+	done
+	return 1
+}
+# listed DEV: stock libibverbs (no RDMAV_DRIVERS) lists DEV
+listed() { ibv_devices | awk 'NR > 2 { print $1 }' | grep -qx "$1"; }
+
+t_check "modinfo: the native link type autoloads srnic" \
+	grep -qx rdma-link-srnic_native <(modinfo -F alias "$KO")
+
+srnic_load veth dummy rdma_ucm || _t_setup_failed "srnic_load"
+netns_pair_setup || _t_setup_failed "netns_pair_setup"
+{ ip link add dum0 type dummy && ip link set dum0 up; } ||
+	_t_setup_failed "dummy netdev"
+
+t_check "rdma link add srnic0 type srnic_native (nsA)" \
+	ip netns exec nsA rdma link add srnic0 type srnic_native netdev vethA
+t_check "rdma link add srnic1 type srnic_native (nsB)" \
+	ip netns exec nsB rdma link add srnic1 type srnic_native netdev vethB
+t_check "rdma link add srnicd type srnic (default mode, beside them)" \
+	rdma link add srnicd type srnic netdev dum0
+ready roce_gid_index srnic0 10.99.0.1 >/dev/null || _t_setup_failed "srnic0 GID"
+ready roce_gid_index srnic1 10.99.0.2 >/dev/null || _t_setup_failed "srnic1 GID"
+
+t_eq "srnic0 sysfs srnic/provider" "$(cat "$(srnic_knob srnic0 provider)")" native
+t_eq "srnicd sysfs srnic/provider" "$(cat "$(srnic_knob srnicd provider)")" rxe
+t_expect_fail "srnic/provider is read-only" "Permission denied|Input/output" \
+	sh -c "echo rxe > $(srnic_knob srnic0 provider)"
+t_eq "srnic0 uverbs abi_version is native's" "$(uverbs_abi srnic0)" "$NATIVE_ABI"
+t_eq "srnicd uverbs abi_version is rxe's" "$(uverbs_abi srnicd)" 2
+# show_providers: "DEV PROVIDER ..." from srnicctl -j show
+show_providers() {
+	build/userspace/ctl/srnicctl -j show | python3 -c '
+import json, sys
+print(" ".join(r["dev"] + " " + r["modes"]["provider"] for r in json.load(sys.stdin)))'
+}
+t_eq "srnicctl show: each device's provider" "$(show_providers)" \
+	"srnic0 native srnic1 native srnicd rxe"
+t_check "rdma link shows the native devices" \
+	grep -q 'link srnic0/1 .*netdev vethA' <(ip netns exec nsA rdma link show)
+
+# stock rdma-core: the rxe provider takes the default device, never a native one
+t_check "stock libibverbs lists the default-mode device" listed srnicd
+t_expect_fail "stock libibverbs does not list native srnic0" "" listed srnic0
+t_expect_fail "stock ibv_devinfo -d srnic1 finds no device" "wasn't found|No IB devices" \
+	ibv_devinfo -d srnic1
+t_check "stock ibv_devinfo -d srnicd still works" \
+	grep -q 'transport:.*InfiniBand' <(ibv_devinfo -d srnicd)
+
+t_kernel_clean "no kernel warnings"
+t_check "rdma link delete srnic0" ip netns exec nsA rdma link delete srnic0
+t_check "rdma link delete srnicd" rdma link delete srnicd
+# srnic1 stays: rmmod takes native devices down too
+t_check "rmmod with a native device left" rmmod srnic
+t_expect_fail "no srnic device left" "No such file" ls -d /sys/class/infiniband/srnic1
+t_kernel_clean "still no kernel warnings after teardown"
+t_summary
