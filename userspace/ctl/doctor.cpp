@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdlib>
 #include <memory>
 
 #include <CLI/CLI.hpp>
@@ -47,21 +48,30 @@ DoctorCheck check_rxe(const Sysfs &sysfs) {
                  "rdma link delete every rxe device, then rmmod rdma_rxe");
 }
 
-// rdma-core's rxe provider (srnic speaks its ABI): the plugin and its driver file.
-DoctorCheck check_provider(const fs::path &root) {
+// The libibverbs provider plugin named lib<name>-rdmav*.so in a provider directory below
+// root; empty if there is none.
+std::string find_plugin(const fs::path &root, std::string_view name) {
   std::vector<fs::path> dirs = {root / "usr/lib64/libibverbs", root / "usr/lib/libibverbs"};
   std::error_code ec;
   for (fs::directory_iterator it(root / "usr/lib", ec), end; !ec && it != end; it.increment(ec))
     dirs.push_back(it->path() / "libibverbs");
+  std::string prefix = fmt::format("lib{}-rdmav", name);
   std::string plugin;
   for (const fs::path &d : dirs) {
     std::error_code ec2;
     for (fs::directory_iterator it(d, ec2), end; !ec2 && it != end; it.increment(ec2)) {
       std::string n = it->path().filename().string();
-      if (n.starts_with("librxe-rdmav") && n.ends_with(".so"))
+      if (n.starts_with(prefix) && n.ends_with(".so"))
         plugin = it->path().string();
     }
   }
+  return plugin;
+}
+
+// rdma-core's rxe provider (srnic speaks its ABI): the plugin and its driver file.
+DoctorCheck check_provider(const fs::path &root) {
+  std::string plugin = find_plugin(root, "rxe");
+  std::error_code ec;
   bool driver = fs::exists(root / "etc/libibverbs.d/rxe.driver", ec);
   std::string fix = "apt install ibverbs-providers (rdma-core's rxe provider drives srnic)";
   if (plugin.empty())
@@ -180,9 +190,40 @@ void check_netdev_state(const DeviceView &v, const std::string &dev, const std::
     out.push_back(ok("mtu", dev, detail));
 }
 
+// A device in native mode (type srnic_native) is listed by libibverbs only when srnic's own
+// provider is loaded: installed (plugin and driver file), or named by RDMAV_DRIVERS (a path
+// prefix, to which libibverbs appends -rdmav34.so).
+DoctorCheck check_native_provider(const fs::path &root, const std::string &dev,
+                                  const DoctorOptions &opts) {
+  std::error_code ec;
+  std::string env = opts.rdmav_drivers;
+  for (std::size_t pos = 0; pos <= env.size();) {
+    std::size_t end = env.find_first_of(":;", pos);
+    if (end == std::string::npos)
+      end = env.size();
+    fs::path p = env.substr(pos, end - pos);
+    pos = end + 1;
+    if (p.filename() != "libsrnic")
+      continue;
+    fs::path so = p;
+    so += "-rdmav34.so";
+    if (fs::exists(root / so.relative_path(), ec))
+      return ok("native_provider", dev, fmt::format("srnic provider {} (RDMAV_DRIVERS)", so.string()));
+  }
+  std::string plugin = find_plugin(root, "srnic");
+  if (!plugin.empty() && fs::exists(root / "etc/libibverbs.d/srnic.driver", ec))
+    return ok("native_provider", dev, fmt::format("srnic provider {}", plugin));
+  return problem(CheckStatus::fail, "native_provider", dev,
+                 "in native mode (type srnic_native) but srnic's provider is not installed: "
+                 "libibverbs leaves the device out of its list",
+                 "apt install ./srnic-tools_*.deb (it holds the provider), or "
+                 "RDMAV_DRIVERS=<checkout>/build/userspace/provider/libsrnic, or make the device "
+                 "in the default mode: rdma link add NAME type srnic netdev IFNAME");
+}
+
 // Appends the checks of one srnic device.
-void check_device(const Sysfs &sysfs, const std::string &dev, const DoctorOptions &opts,
-                  std::vector<DoctorCheck> &out) {
+void check_device(const Sysfs &sysfs, const fs::path &root, const std::string &dev,
+                  const DoctorOptions &opts, std::vector<DoctorCheck> &out) {
   std::size_t first = out.size();
   Result<DeviceView> view = read_device_view(sysfs, dev);
   out.push_back(check_netdev(dev, view));
@@ -192,6 +233,8 @@ void check_device(const Sysfs &sysfs, const std::string &dev, const DoctorOption
   std::string nd = v.netdev.value_or("");
   if (out.back().status == CheckStatus::ok)
     check_netdev_state(v, dev, nd, out);
+  if (v.provider == "native")
+    out.push_back(check_native_provider(root, dev, opts));
 
   const PortView *port = v.ports.empty() ? nullptr : &v.ports.front();
   if (!port)
@@ -322,7 +365,7 @@ std::vector<DoctorCheck> run_doctor(const Sysfs &sysfs, const fs::path &root,
   }
   checks.push_back(ok("srnic_devices", "", fmt::format("{}", fmt::join(*devs, ", "))));
   for (const std::string &d : *devs)
-    check_device(sysfs, d, opts, checks);
+    check_device(sysfs, root, d, opts, checks);
   return checks;
 }
 
@@ -358,6 +401,8 @@ void cmd_doctor(CLI::App &root, Action &action) {
   cmd->callback([&action, no_selftest] {
     DoctorOptions opts;
     opts.selftest = !*no_selftest;
+    if (const char *env = std::getenv("RDMAV_DRIVERS"))
+      opts.rdmav_drivers = env;
     action = [opts](Context &ctx) { return doctor(ctx, opts); };
   });
 }

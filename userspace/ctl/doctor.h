@@ -35,12 +35,14 @@ using SelftestFn =
 struct DoctorOptions {
   bool selftest = true;
   SelftestFn run_selftest = verbs::loopback_selftest;
+  std::string rdmav_drivers; // the RDMAV_DRIVERS libibverbs sees (native_provider)
 };
 
 // The checks, in order: module_srnic, rxe_conflict, rxe_provider, other_rdma (other
 // drivers' RDMA devices on Ethernet; fails for each srnic device sharing a netdev with
 // one), srnic_devices; then per
-// srnic device netdev, netdev_up, port_active, mtu, roce_v2_gid and selftest. Files outside
+// srnic device netdev, netdev_up, mtu, native_provider (a device in native mode only),
+// port_active, roce_v2_gid and selftest. Files outside
 // sysfs (the libibverbs provider) are looked up below root.
 std::vector<DoctorCheck> run_doctor(const Sysfs &sysfs, const std::filesystem::path &root,
                                     const DoctorOptions &opts);

@@ -93,6 +93,41 @@ TEST_F(Doctor, ProviderDriverFileMissing) {
   EXPECT_THAT(c.detail, HasSubstr("rxe.driver does not"));
 }
 
+// A device in native mode needs srnic's provider: found installed, or through RDMAV_DRIVERS;
+// a default-mode device gets no such check.
+TEST_F(Doctor, NativeProvider) {
+  auto names = [](const std::vector<DoctorCheck> &checks) {
+    std::vector<std::string> n;
+    for (const DoctorCheck &c : checks)
+      n.push_back(c.check);
+    return n;
+  };
+  EXPECT_THAT(names(run()), testing::Not(testing::Contains("native_provider")));
+
+  host_.dir().write("sys/class/infiniband/srnic0/srnic/provider", "native\n");
+  DoctorCheck c = find(run(), "native_provider");
+  EXPECT_EQ(c.status, CheckStatus::fail);
+  EXPECT_EQ(c.dev, "srnic0");
+  EXPECT_THAT(c.detail, HasSubstr("provider is not installed"));
+  EXPECT_THAT(c.fix, HasSubstr("RDMAV_DRIVERS="));
+
+  host_.dir().write("work/build/userspace/provider/libsrnic-rdmav34.so", "");
+  opts_.rdmav_drivers = "/nowhere/libfoo:/work/build/userspace/provider/libsrnic";
+  c = find(run(), "native_provider");
+  EXPECT_EQ(c.status, CheckStatus::ok) << c.detail;
+  EXPECT_THAT(c.detail, HasSubstr("(RDMAV_DRIVERS)"));
+
+  opts_.rdmav_drivers = "/elsewhere/libsrnic"; // named, but no such file
+  EXPECT_EQ(find(run(), "native_provider").status, CheckStatus::fail);
+
+  host_.dir().write("usr/lib/x86_64-linux-gnu/libibverbs/libsrnic-rdmav34.so", "");
+  EXPECT_EQ(find(run(), "native_provider").status, CheckStatus::fail); // no driver file yet
+  host_.dir().write("etc/libibverbs.d/srnic.driver", "driver srnic\n");
+  c = find(run(), "native_provider");
+  EXPECT_EQ(c.status, CheckStatus::ok) << c.detail;
+  EXPECT_THAT(c.detail, HasSubstr("libsrnic-rdmav34.so"));
+}
+
 TEST_F(Doctor, NoDevices) {
   std::filesystem::remove_all(host_.root() / "sys/class/infiniband/srnic0");
   std::vector<DoctorCheck> checks = run();
