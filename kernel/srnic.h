@@ -190,6 +190,8 @@ enum srnic_mode {
  * @tx_batch: trains on (sysfs srnic/; srnic_sched.c)
  * @mode: which user-space provider the device is made for; fixed at
  *	creation, read-only after
+ * @dma_mask: the DMA mask of @ib_dev's struct device, which attaches to
+ *	dma-bufs (srnic_mr.c)
  */
 struct srnic_dev {
 	struct ib_device	ib_dev;
@@ -218,6 +220,7 @@ struct srnic_dev {
 	bool			rx_steer;	/* sysfs srnic/; srnic_recv.c */
 	bool			tx_batch;	/* sysfs srnic/; srnic_sched.c */
 	enum srnic_mode		mode;		/* fixed at creation */
+	u64			dma_mask;	/* ib_dev.dev's */
 };
 
 static inline struct srnic_dev *to_srnic_dev(struct ib_device *ibdev)

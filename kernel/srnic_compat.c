@@ -5,6 +5,7 @@
  * srnic_compat.h for the SRNIC_HAVE_* feature macros Kbuild defines).
  */
 #include <linux/limits.h>
+#include <linux/module.h>
 #include <rdma/uverbs_ioctl.h>
 
 #include "srnic.h"
@@ -47,6 +48,47 @@ static struct ib_mr *srnic_compat_reg_user_mr(struct ib_pd *pd, u64 start,
 #define srnic_compat_reg_user_mr srnic_reg_user_mr
 #endif
 
+/*
+ * reg_user_mr_dmabuf: 6.1 passes the udata, 6.10 the uverbs attribute
+ * bundle, 6.17 a DMA handle too; srnic needs none of them (the rxe ABI has
+ * no driver data for it).
+ */
+#if defined(SRNIC_HAVE_REG_DMABUF_DMAH)
+static struct ib_mr *srnic_compat_reg_dmabuf(struct ib_pd *pd, u64 offset,
+					     u64 length, u64 iova, int fd,
+					     int access,
+					     struct ib_dmah *dmah,
+					     struct uverbs_attr_bundle *attrs)
+{
+	if (dmah)
+		return ERR_PTR(-EOPNOTSUPP);
+	return srnic_reg_user_mr_dmabuf(pd, offset, length, iova, fd, access);
+}
+#elif defined(SRNIC_HAVE_REG_DMABUF_ATTRS)
+static struct ib_mr *srnic_compat_reg_dmabuf(struct ib_pd *pd, u64 offset,
+					     u64 length, u64 iova, int fd,
+					     int access,
+					     struct uverbs_attr_bundle *attrs)
+{
+	return srnic_reg_user_mr_dmabuf(pd, offset, length, iova, fd, access);
+}
+#else
+static struct ib_mr *srnic_compat_reg_dmabuf(struct ib_pd *pd, u64 offset,
+					     u64 length, u64 iova, int fd,
+					     int access,
+					     struct ib_udata *udata)
+{
+	return srnic_reg_user_mr_dmabuf(pd, offset, length, iova, fd, access);
+}
+#endif
+
+/* dma-buf's symbols are in their own namespace; 6.13 made its name a string */
+#ifdef SRNIC_HAVE_IMPORT_NS_STRING
+MODULE_IMPORT_NS("DMA_BUF");
+#else
+MODULE_IMPORT_NS(DMA_BUF);
+#endif
+
 const struct ib_device_ops srnic_compat_ops = {
 	.create_cq = srnic_compat_create_cq,
 #ifdef SRNIC_HAVE_CREATE_USER_CQ
@@ -58,4 +100,5 @@ const struct ib_device_ops srnic_compat_ops = {
 	.resize_cq = srnic_resize_cq,
 #endif
 	.reg_user_mr = srnic_compat_reg_user_mr,
+	.reg_user_mr_dmabuf = srnic_compat_reg_dmabuf,
 };

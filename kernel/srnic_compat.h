@@ -159,7 +159,9 @@ static inline bool srnic_ib_name_taken(const char *name)
  * srnic_compat_ops, the table srnic_dev.c merges with the others:
  *   6.11  create_cq takes the uverbs attribute bundle (the udata is in it;
  *         NULL for a kernel CQ)
- *   6.17  reg_user_mr takes a DMA handle (srnic offers none: no alloc_dmah)
+ *   6.10  reg_user_mr_dmabuf takes the uverbs attribute bundle, not the udata
+ *   6.17  reg_user_mr and reg_user_mr_dmabuf take a DMA handle (srnic offers
+ *         none: no alloc_dmah)
  *   7.x   create_user_cq beside create_cq (srnic's create serves both);
  *         resize_cq became resize_user_cq (unsigned cqe)
  */

@@ -14,6 +14,7 @@
  * it keeps driver id RDMA_DRIVER_RXE, like every srnic device: the unload
  * path, the netdev lookups and the rdma_rxe guard treat both modes alike.
  */
+#include <linux/dma-mapping.h>
 #include <linux/if_arp.h>
 #include <linux/random.h>
 #include <linux/rtnetlink.h>
@@ -397,15 +398,26 @@ static int srnic_dev_check_netdev(struct net_device *ndev)
 }
 
 /* The attributes and verbs of a new device bound to @ndev. */
-static void srnic_dev_init_ibdev(struct ib_device *ibdev,
+static void srnic_dev_init_ibdev(struct srnic_dev *sdev,
 				 struct net_device *ndev, enum srnic_mode mode)
 {
+	struct ib_device *ibdev = &sdev->ib_dev;
+
 	ibdev->node_type = RDMA_NODE_IB_CA;
 	ibdev->phys_port_cnt = SRNIC_PORT_NUM;
 	ibdev->num_comp_vectors = num_possible_cpus();
 	ibdev->local_dma_lkey = 0;
 	ibdev->node_guid = srnic_port_guid_from_mac(ndev->dev_addr);
 	strscpy(ibdev->node_desc, SRNIC_DRV_NAME, sizeof(ibdev->node_desc));
+	/*
+	 * Data moves with the CPU (ib_core's virtual DMA: no DMA device). The
+	 * one DMA mapping srnic makes is of a dma-buf it imports
+	 * (srnic_reg_user_mr_dmabuf()), through the ib_device's own device;
+	 * the exporter maps for it, srnic then reads the pages.
+	 */
+	sdev->dma_mask = DMA_BIT_MASK(64);
+	ibdev->dev.dma_mask = &sdev->dma_mask;
+	ibdev->dev.coherent_dma_mask = DMA_BIT_MASK(64);
 	srnic_dev_set_ops(ibdev, mode);
 	/* rdma-core's rxe provider rings the SQ doorbell with POST_SEND. */
 	ibdev->uverbs_cmd_mask |= BIT_ULL(IB_USER_VERBS_CMD_POST_SEND);
@@ -491,7 +503,7 @@ int srnic_dev_add(const char *name, struct net_device *ndev,
 	if (err)
 		goto err_dealloc;
 
-	srnic_dev_init_ibdev(ibdev, ndev, mode);
+	srnic_dev_init_ibdev(sdev, ndev, mode);
 
 	err = ib_device_set_netdev(ibdev, ndev, SRNIC_PORT_NUM);
 	if (err)

@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * srnic memory regions: registration (DMA, user, fast-register), which fills
+ * srnic memory regions: registration (DMA, user, dma-buf, fast-register), which fills
  * the memory translation table. The design is described in srnic_mr.h;
  * keys, lookups and references are srnic_mem.c's, translation (iova to
  * pages, copies) srnic_mtt.c's.
  */
+#include <linux/dma-buf.h>
 #include <linux/log2.h>
 #include <linux/mm.h>
 #include <linux/overflow.h>
@@ -100,12 +101,32 @@ err_uncount:
 	return ERR_PTR(err);
 }
 
+/*
+ * Let go of a dma-buf MR's buffer: unmap, detach, and drop the reference
+ * the attachment held. Skbs that got its pages as fragments hold their own
+ * page references.
+ */
+static void srnic_mr_dmabuf_release(struct srnic_mr *mr)
+{
+	struct dma_buf *dmabuf;
+
+	if (!mr->dmabuf)
+		return;
+	dmabuf = mr->dmabuf->dmabuf;
+	if (mr->dmabuf_sgt)
+		dma_buf_unmap_attachment_unlocked(mr->dmabuf, mr->dmabuf_sgt,
+						  DMA_BIDIRECTIONAL);
+	dma_buf_detach(dmabuf, mr->dmabuf);
+	dma_buf_put(dmabuf);
+}
+
 /* Free an MR nobody can reach any more (never published, or released). */
 static void srnic_mr_free(struct srnic_mr *mr)
 {
 	struct srnic_dev *sdev = mr->sdev;
 
 	ib_umem_release(mr->umem);
+	srnic_mr_dmabuf_release(mr);
 	kvfree(mr->fr_blocks);
 	kvfree(mr->blocks);
 	/* A lookup that lost the race may still read the count under RCU. */
@@ -239,6 +260,132 @@ err_free_mr:
 	return ERR_PTR(err);
 err_release_umem:
 	ib_umem_release(umem);
+	return ERR_PTR(err);
+}
+
+/*
+ * Fill the MTT of a dma-buf MR, one page per entry, from the pages of the
+ * mapped attachment: [@offset, @offset + @length) of the buffer. srnic moves
+ * data with the CPU, so every piece must be memory with struct pages; an
+ * exporter that maps device memory for peer-to-peer DMA only (no pages)
+ * cannot be reached by a software NIC and is refused.
+ */
+static int srnic_mr_fill_dmabuf(struct srnic_mr *mr, struct sg_table *sgt,
+				u64 offset, u64 length)
+{
+	struct sg_page_iter piter;
+	u32 i = 0;
+
+	for_each_sgtable_page(sgt, &piter, offset >> PAGE_SHIFT) {
+		if (!sg_page(piter.sg))
+			return -EOPNOTSUPP;
+		if (i == mr->max_blocks)
+			break;
+		mr->blocks[i++] = sg_page_iter_page(&piter);
+	}
+	if (i < mr->max_blocks)		/* the mapping is shorter than the buffer */
+		return -EINVAL;
+	mr->nblocks = i;
+	mr->page_shift = PAGE_SHIFT;
+	mr->offset = offset_in_page(offset);
+	return 0;
+}
+
+/*
+ * Attach to the dma-buf of @fd as a static importer (the exporter keeps the
+ * buffer in place while it is mapped: udmabuf always does, a GPU driver pins
+ * or migrates it for such an importer) and map it once for the MR's life.
+ * The attachment holds the buffer: closing @fd, or every other reference,
+ * while registered leaves the pages with the MR until deregistration.
+ */
+static int srnic_mr_attach_dmabuf(struct srnic_mr *mr, int fd, u64 offset,
+				  u64 length)
+{
+	struct dma_buf *dmabuf;
+	u64 end;
+	int err;
+
+	dmabuf = dma_buf_get(fd);
+	if (IS_ERR(dmabuf))
+		return PTR_ERR(dmabuf);
+	if (check_add_overflow(offset, length, &end) || end > dmabuf->size) {
+		err = -EINVAL;
+		goto err_put;
+	}
+	mr->dmabuf = dma_buf_attach(dmabuf, &mr->sdev->ib_dev.dev);
+	if (IS_ERR(mr->dmabuf)) {
+		err = PTR_ERR(mr->dmabuf);
+		mr->dmabuf = NULL;
+		goto err_put;
+	}
+	/* from here srnic_mr_free() detaches and puts */
+	mr->dmabuf_sgt = dma_buf_map_attachment_unlocked(mr->dmabuf,
+							 DMA_BIDIRECTIONAL);
+	if (IS_ERR(mr->dmabuf_sgt)) {
+		err = PTR_ERR(mr->dmabuf_sgt);
+		mr->dmabuf_sgt = NULL;
+		return err;
+	}
+	return srnic_mr_fill_dmabuf(mr, mr->dmabuf_sgt, offset, length);
+
+err_put:
+	dma_buf_put(dmabuf);
+	return err;
+}
+
+/**
+ * srnic_reg_user_mr_dmabuf() - register [@offset, @offset + @length) of the
+ *	dma-buf @fd at @iova (ibv_reg_dmabuf_mr)
+ * @pd: protection domain
+ * @offset: start in the buffer
+ * @length: bytes
+ * @iova: address the MR is accessed at
+ * @fd: the dma-buf's file descriptor
+ * @access: IB_ACCESS_* flags
+ *
+ * Return: the MR, or an ERR_PTR: -EBADF/-EINVAL for a bad fd or range,
+ * -EOPNOTSUPP for a buffer without pages, -ENOMEM.
+ */
+struct ib_mr *srnic_reg_user_mr_dmabuf(struct ib_pd *pd, u64 offset,
+				       u64 length, u64 iova, int fd,
+				       int access)
+{
+	struct srnic_mr *mr;
+	u64 nblocks, end;
+	int err;
+
+	err = srnic_mr_check_access(access);
+	if (err)
+		return ERR_PTR(err);
+	if (!length || check_add_overflow(iova, length, &end) ||
+	    check_add_overflow(offset, length, &end))
+		return ERR_PTR(-EINVAL);
+	nblocks = DIV_ROUND_UP_ULL(offset_in_page(offset) + length, PAGE_SIZE);
+	if (nblocks > U32_MAX)
+		return ERR_PTR(-EINVAL);
+	mr = srnic_mr_alloc(pd, SRNIC_MR_DMABUF, nblocks);
+	if (IS_ERR(mr))
+		return ERR_CAST(mr);
+	err = srnic_mr_attach_dmabuf(mr, fd, offset, length);
+	if (err)
+		goto err_free_mr;
+	err = srnic_mr_check_table(mr->page_shift, mr->offset, iova, length,
+				   mr->nblocks);
+	if (WARN_ON_ONCE(err))
+		goto err_free_mr;
+	mr->mem.access = access & SRNIC_MR_ACCESS;
+	mr->mem.iova = iova;
+	mr->mem.length = length;
+	mr->mem.state = SRNIC_MEM_VALID;
+	err = srnic_mr_publish(mr);
+	if (err)
+		goto err_free_mr;
+	ibdev_dbg(pd->device, "MR %#x: %llu bytes of dma-buf %s\n",
+		  mr->mem.key, length, mr->dmabuf->dmabuf->exp_name);
+	return &mr->ibmr;
+
+err_free_mr:
+	srnic_mr_free(mr);
 	return ERR_PTR(err);
 }
 
@@ -418,6 +565,7 @@ static const char *const srnic_mr_type_names[] = {
 	[SRNIC_MR_DMA] = "dma",
 	[SRNIC_MR_USER] = "user",
 	[SRNIC_MR_FAST] = "fast_reg",
+	[SRNIC_MR_DMABUF] = "dmabuf",
 };
 
 /*

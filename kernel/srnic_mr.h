@@ -21,7 +21,9 @@
 #include "srnic_mem.h"
 
 struct srnic_dev;
+struct dma_buf_attachment;
 struct ib_umem;
+struct sg_table;
 
 /* Access rights an MR may carry (besides the ignored optional/hint bits). */
 #define SRNIC_MR_ACCESS		(IB_ACCESS_LOCAL_WRITE | \
@@ -36,6 +38,7 @@ enum srnic_mr_type {
 	SRNIC_MR_DMA,		/* get_dma_mr: iova is a kernel VA */
 	SRNIC_MR_USER,		/* reg_user_mr: pinned user pages */
 	SRNIC_MR_FAST,		/* alloc_mr(IB_MR_TYPE_MEM_REG) */
+	SRNIC_MR_DMABUF,	/* reg_user_mr_dmabuf: an attached dma-buf */
 };
 
 /**
@@ -55,6 +58,9 @@ enum srnic_mr_type {
  * @fr_page_shift: block size of @fr_blocks
  * @fr_offset: offset of the mapped iova in @fr_blocks[0]
  * @umem: pinned user memory (user MRs)
+ * @dmabuf: the dma-buf attachment of a dma-buf MR (which holds a reference
+ *	on the dma-buf); NULL for other MRs
+ * @dmabuf_sgt: @dmabuf mapped, from registration to srnic_mr_free()
  *
  * @page_shift, @offset, @blocks and @nblocks of a fast-reg MR change only in
  * srnic_mr_fast_reg(), which IBA allows only in the FREE state, i.e. when
@@ -77,6 +83,8 @@ struct srnic_mr {
 	unsigned int		fr_page_shift;
 	u64			fr_offset;
 	struct ib_umem		*umem;
+	struct dma_buf_attachment *dmabuf;
+	struct sg_table		*dmabuf_sgt;
 };
 
 static inline struct srnic_mr *to_srnic_mr(struct ib_mr *ibmr)
@@ -142,9 +150,12 @@ int srnic_mr_fast_reg(struct srnic_dev *sdev, struct ib_pd *pd,
 
 /* get_dma_mr, dereg_mr, alloc_mr and map_mr_sg */
 extern const struct ib_device_ops srnic_mr_ops;
-/* ib_device_ops.reg_user_mr through srnic_compat_ops */
+/* ib_device_ops.reg_user_mr and reg_user_mr_dmabuf through srnic_compat_ops */
 struct ib_mr *srnic_reg_user_mr(struct ib_pd *pd, u64 start, u64 length,
 				u64 iova, int access, struct ib_udata *udata);
+struct ib_mr *srnic_reg_user_mr_dmabuf(struct ib_pd *pd, u64 offset,
+				       u64 length, u64 iova, int fd,
+				       int access);
 
 #if IS_ENABLED(CONFIG_RDMA_SRNIC_KUNIT_TEST)
 /* KUnit: an MR over kernel pages, with a given block size. */
