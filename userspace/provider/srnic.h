@@ -66,6 +66,16 @@ struct srnic_qp {
 	 * ERR), so the RESET/INIT/RTR checks of the post verbs are exact.
 	 */
 	enum ibv_qp_state state;
+	/*
+	 * The ibv_wr_*() batch between wr_start and wr_complete/wr_abort,
+	 * under sq_lock: WQEs are written at @wr_prod onwards and published
+	 * together; @wr_cur is the one the wr_set_*() calls complete, @wr_err
+	 * the first error (the batch is then dropped at completion).
+	 */
+	uint32_t wr_prod;
+	unsigned int wr_count;
+	struct rxe_send_wqe *wr_cur;
+	int wr_err;
 };
 
 struct srnic_ah {
@@ -128,11 +138,19 @@ int srnic_query_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,
 		   int attr_mask, struct ibv_qp_init_attr *init_attr);
 int srnic_modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,
 		    int attr_mask);
+struct ibv_qp *srnic_create_qp_ex(struct ibv_context *context,
+				  struct ibv_qp_init_attr_ex *attr);
 int srnic_destroy_qp(struct ibv_qp *ibqp);
 int srnic_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
 		    struct ibv_recv_wr **bad_wr);
 
+/* srnic_wr.c */
+bool srnic_wr_ops_supported(uint64_t send_ops_flags);
+void srnic_qp_set_wr_ops(struct srnic_qp *qp);
+
 /* srnic_send.c */
+bool srnic_opcode_ok(enum ibv_qp_type type, enum ibv_wr_opcode op);
+int srnic_sq_doorbell(struct srnic_qp *qp);
 int srnic_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 		    struct ibv_send_wr **bad_wr);
 

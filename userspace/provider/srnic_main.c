@@ -165,6 +165,7 @@ static const struct verbs_context_ops srnic_ctx_ops = {
 	.create_ah = srnic_create_ah,
 	.create_cq = srnic_create_cq,
 	.create_qp = srnic_create_qp,
+	.create_qp_ex = srnic_create_qp_ex,
 	.create_srq = srnic_create_srq,
 	.dealloc_pd = srnic_dealloc_pd,
 	.dereg_mr = srnic_dereg_mr,

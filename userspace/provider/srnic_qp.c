@@ -124,6 +124,64 @@ err_free:
 	return NULL;
 }
 
+/* What create_qp_ex can do beyond create_qp: the ibv_wr_*() send API. */
+static int srnic_qp_ex_check(const struct ibv_qp_init_attr_ex *attr)
+{
+	if (!(attr->comp_mask & IBV_QP_INIT_ATTR_PD) ||
+	    (attr->comp_mask & ~(uint32_t)(IBV_QP_INIT_ATTR_PD |
+					   IBV_QP_INIT_ATTR_SEND_OPS_FLAGS)))
+		return EOPNOTSUPP;
+	if (!srnic_qp_type_ok(attr->qp_type))
+		return EOPNOTSUPP;
+	if ((attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS) &&
+	    !srnic_wr_ops_supported(attr->send_ops_flags))
+		return EOPNOTSUPP;
+	return 0;
+}
+
+struct ibv_qp *srnic_create_qp_ex(struct ibv_context *context,
+				  struct ibv_qp_init_attr_ex *attr)
+{
+	struct srnic_create_qp_resp resp = {};
+	struct srnic_create_qp_cmd cmd;
+	struct srnic_qp *qp;
+	int err;
+
+	err = srnic_qp_ex_check(attr);
+	if (err) {
+		errno = err;
+		return NULL;
+	}
+	qp = calloc(1, sizeof(*qp));
+	if (!qp)
+		return NULL;
+	err = srnic_qp_init_locks(qp);
+	if (err) {
+		free(qp);
+		errno = err;
+		return NULL;
+	}
+	err = ibv_cmd_create_qp_ex(context, &qp->vqp, attr, &cmd.ibv,
+				   sizeof(cmd), &resp.ibv, sizeof(resp));
+	if (err)
+		goto err_free;
+	err = srnic_qp_map(qp, context->cmd_fd, &resp.drv, !attr->srq);
+	if (err)
+		goto err_destroy;
+	srnic_qp_set_limits(qp, &attr->cap);
+	qp->state = IBV_QPS_RESET;
+	if (attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS)
+		srnic_qp_set_wr_ops(qp);
+	return &qp->vqp.qp;
+
+err_destroy:
+	ibv_cmd_destroy_qp(&qp->vqp.qp);
+err_free:
+	srnic_qp_free(qp);
+	errno = err;
+	return NULL;
+}
+
 int srnic_query_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,
 		   int attr_mask, struct ibv_qp_init_attr *init_attr)
 {

@@ -19,7 +19,7 @@
 #include "srnic.h"
 
 /* Opcodes a user QP of each type may post (the kernel's srnic_wr_allowed()). */
-static bool srnic_opcode_ok(enum ibv_qp_type type, enum ibv_wr_opcode op)
+bool srnic_opcode_ok(enum ibv_qp_type type, enum ibv_wr_opcode op)
 {
 	switch (op) {
 	case IBV_WR_SEND:
@@ -180,7 +180,7 @@ static void srnic_wqe_fill(struct rxe_send_wqe *wqe,
 }
 
 /* The doorbell: an empty POST_SEND (kernel: srnic_post_send(), user QP). */
-static int srnic_sq_doorbell(struct srnic_qp *qp)
+int srnic_sq_doorbell(struct srnic_qp *qp)
 {
 	struct ibv_send_wr *bad;
 

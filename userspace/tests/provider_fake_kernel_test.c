@@ -213,6 +213,26 @@ int ibv_cmd_create_qp(struct ibv_pd *pd, struct ibv_qp *qp,
 	return 0;
 }
 
+int ibv_cmd_create_qp_ex(struct ibv_context *context, struct verbs_qp *qp,
+			 struct ibv_qp_init_attr_ex *attr_ex,
+			 struct ibv_create_qp *cmd, size_t cmd_size,
+			 struct ib_uverbs_create_qp_resp *resp,
+			 size_t resp_size)
+{
+	struct ibv_qp_init_attr attr = {
+		.send_cq = attr_ex->send_cq, .recv_cq = attr_ex->recv_cq,
+		.srq = attr_ex->srq, .cap = attr_ex->cap,
+		.qp_type = attr_ex->qp_type,
+	};
+	int err;
+
+	(void)context;
+	err = ibv_cmd_create_qp(attr_ex->pd, &qp->qp, &attr, cmd, cmd_size,
+				resp, resp_size);
+	attr_ex->cap = attr.cap;
+	return err;
+}
+
 int ibv_cmd_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr,
 		      int attr_mask, struct ibv_modify_qp *cmd,
 		      size_t cmd_size)
@@ -555,6 +575,95 @@ static void check_recv_and_poll(struct ibv_context *ctx, struct ibv_pd *pd,
 	CHECK(ctx_ops->destroy_qp(qp) == 0);
 }
 
+/* The ibv_wr_*() API: batches published whole, one bell per batch. */
+static void check_wr_api(struct ibv_context *ctx, struct ibv_pd *pd,
+			 struct ibv_cq *cq)
+{
+	struct ibv_qp_init_attr_ex attr = {
+		.send_cq = cq, .recv_cq = cq, .qp_type = IBV_QPT_RC,
+		.cap = { .max_send_wr = 3, .max_recv_wr = 3, .max_send_sge = 2,
+			 .max_recv_sge = 1, .max_inline_data = 32 },
+		.comp_mask = IBV_QP_INIT_ATTR_PD |
+			     IBV_QP_INIT_ATTR_SEND_OPS_FLAGS,
+		.pd = pd,
+		.send_ops_flags = IBV_QP_EX_WITH_RDMA_WRITE |
+				  IBV_QP_EX_WITH_SEND |
+				  IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD,
+	};
+	struct ibv_qp_attr rts = { .qp_state = IBV_QPS_RTS };
+	static char msg[] = "hello";
+	struct rxe_send_wqe *w;
+	struct ibv_qp_ex *qpx;
+	struct ibv_qp *qp;
+
+	attr.send_ops_flags |= IBV_QP_EX_WITH_TSO;
+	CHECK(ctx_ops->create_qp_ex(ctx, &attr) == NULL && errno == EOPNOTSUPP);
+	attr.send_ops_flags &= ~(uint64_t)IBV_QP_EX_WITH_TSO;
+	qp = ctx_ops->create_qp_ex(ctx, &attr);
+	CHECK(qp != NULL);
+	if (!qp)
+		return;
+	/* libibverbs' own accessor: the comp_mask bit, at its offset */
+	qpx = ibv_qp_to_qp_ex(qp);
+	CHECK(qpx != NULL);
+	if (!qpx)
+		return;
+
+	/* before RTS the batch fails whole */
+	ibv_wr_start(qpx);
+	ibv_wr_send(qpx);
+	CHECK(ibv_wr_complete(qpx) == EINVAL);
+	CHECK(ctx_ops->modify_qp(qp, &rts, IBV_QP_STATE) == 0);
+
+	send_doorbells = 0;
+	ibv_wr_start(qpx);
+	qpx->wr_id = 11;
+	qpx->wr_flags = IBV_SEND_SIGNALED;
+	ibv_wr_rdma_write(qpx, 55, 0x4000);
+	ibv_wr_set_sge(qpx, 3, 0x1000, 4096);
+	qpx->wr_id = 12;
+	qpx->wr_flags = 0;
+	ibv_wr_send(qpx);
+	ibv_wr_set_inline_data(qpx, msg, sizeof(msg));
+	CHECK(kprod(last_sq) == 0);	/* nothing published before complete */
+	CHECK(ibv_wr_complete(qpx) == 0);
+	CHECK(send_doorbells == 1 && kprod(last_sq) == 2);
+	w = kslot(last_sq, 0);
+	CHECK(w->wr.wr_id == 11 && w->wr.opcode == IBV_WR_RDMA_WRITE);
+	CHECK(w->wr.send_flags == IBV_SEND_SIGNALED);
+	CHECK(w->wr.wr.rdma.rkey == 55 && w->wr.wr.rdma.remote_addr == 0x4000);
+	CHECK(w->dma.num_sge == 1 && w->dma.length == 4096);
+	w = kslot(last_sq, 1);
+	CHECK(w->wr.wr_id == 12 && (w->wr.send_flags & IBV_SEND_INLINE));
+	CHECK(w->dma.length == sizeof(msg) &&
+	      memcmp(w->dma.inline_data, msg, sizeof(msg)) == 0);
+
+	/* one slot left: a batch of two fails whole, nothing published */
+	ibv_wr_start(qpx);
+	ibv_wr_atomic_fetch_add(qpx, 1, 0x8000, 1);
+	ibv_wr_set_sge(qpx, 3, 0x1000, 8);
+	ibv_wr_send(qpx);
+	CHECK(ibv_wr_complete(qpx) == ENOMEM);
+	CHECK(kprod(last_sq) == 2 && send_doorbells == 1);
+	/* a 4-byte atomic is refused; abort releases the lock */
+	ibv_wr_start(qpx);
+	ibv_wr_atomic_fetch_add(qpx, 1, 0x8000, 1);
+	ibv_wr_set_sge(qpx, 3, 0x1000, 4);
+	CHECK(ibv_wr_complete(qpx) == EINVAL);
+	ibv_wr_start(qpx);
+	ibv_wr_send(qpx);
+	ibv_wr_abort(qpx);
+	CHECK(kprod(last_sq) == 2);
+	ibv_wr_start(qpx);
+	ibv_wr_atomic_fetch_add(qpx, 1, 0x8000, 1);
+	ibv_wr_set_sge(qpx, 3, 0x1000, 8);
+	CHECK(ibv_wr_complete(qpx) == 0 && kprod(last_sq) == 3);
+	w = kslot(last_sq, 2);
+	CHECK(w->wr.opcode == IBV_WR_ATOMIC_FETCH_AND_ADD);
+	CHECK(w->wr.wr.atomic.compare_add == 1 && w->dma.length == 8);
+	CHECK(ctx_ops->destroy_qp(qp) == 0);
+}
+
 static void check_srq(struct ibv_context *ctx, struct ibv_pd *pd)
 {
 	struct ibv_srq_init_attr attr = { .attr = { .max_wr = 2, .max_sge = 1 } };
@@ -605,6 +714,7 @@ int main(int argc, char **argv)
 			check_states_and_uc(ctx, &pd, cq);
 			check_ud(ctx, &pd, cq);
 			check_recv_and_poll(ctx, &pd, cq);
+			check_wr_api(ctx, &pd, cq);
 			CHECK(ctx_ops->destroy_cq(cq) == 0);
 		}
 		check_srq(ctx, &pd);
