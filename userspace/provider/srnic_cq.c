@@ -16,11 +16,13 @@
 #include "srnic.h"
 
 /*
- * Map a ring the kernel announced in @mi. The header's sizes are read once
- * here and checked against the mapping, so that no later index can reach
- * outside it whatever the shared header says.
+ * Map a ring the kernel announced in @mi, whose slots must hold @min_slot
+ * bytes (the fixed part of its entries). The header's sizes are read once
+ * here and checked against the mapping, so that no later index or entry
+ * can reach outside it whatever the shared header says.
  */
-int srnic_ring_map(struct srnic_ring *r, int cmd_fd, const struct mminfo *mi)
+int srnic_ring_map(struct srnic_ring *r, int cmd_fd, const struct mminfo *mi,
+		   size_t min_slot)
 {
 	size_t slots, slot_size;
 	uint32_t log2, mask;
@@ -38,7 +40,8 @@ int srnic_ring_map(struct srnic_ring *r, int cmd_fd, const struct mminfo *mi)
 	mask = r->buf->index_mask;
 	slots = (size_t)mask + 1;
 	slot_size = log2 < 20 ? (size_t)1 << log2 : 0;
-	if (!slot_size || (mask & (mask + 1)) || !slots ||
+	if (!slot_size || slot_size < min_slot || (mask & (mask + 1)) ||
+	    !slots ||
 	    slots > (mi->size - sizeof(struct rxe_queue_buf)) / slot_size) {
 		srnic_ring_unmap(r);
 		return EPROTO;
@@ -84,7 +87,8 @@ struct ibv_cq *srnic_create_cq(struct ibv_context *context, int cqe,
 				sizeof(resp));
 	if (err)
 		goto err_lock;
-	err = srnic_ring_map(&cq->ring, context->cmd_fd, &resp.drv.mi);
+	err = srnic_ring_map(&cq->ring, context->cmd_fd, &resp.drv.mi,
+			     sizeof(struct ib_uverbs_wc));
 	if (err)
 		goto err_destroy;
 	return &cq->vcq.cq;
@@ -167,7 +171,7 @@ int srnic_resize_cq(struct ibv_cq *ibcq, int cqe)
 				sizeof(resp));
 	if (!err)
 		err = srnic_ring_map(&ring, ibcq->context->cmd_fd,
-				     &resp.drv.mi);
+				     &resp.drv.mi, sizeof(struct ib_uverbs_wc));
 	if (!err) {
 		srnic_ring_unmap(&cq->ring);
 		cq->ring = ring;

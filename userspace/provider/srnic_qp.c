@@ -55,10 +55,12 @@ static int srnic_qp_map(struct srnic_qp *qp, int cmd_fd,
 {
 	int err;
 
-	err = srnic_ring_map(&qp->sq, cmd_fd, &drv->sq_mi);
+	err = srnic_ring_map(&qp->sq, cmd_fd, &drv->sq_mi,
+			     sizeof(struct rxe_send_wqe));
 	if (err || !has_rq)
 		return err;
-	err = srnic_ring_map(&qp->rq, cmd_fd, &drv->rq_mi);
+	err = srnic_ring_map(&qp->rq, cmd_fd, &drv->rq_mi,
+			     sizeof(struct rxe_recv_wqe));
 	if (err)
 		srnic_ring_unmap(&qp->sq);
 	return err;

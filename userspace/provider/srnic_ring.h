@@ -35,7 +35,7 @@ struct srnic_ring {
 };
 
 int srnic_ring_map(struct srnic_ring *r, int cmd_fd,
-		   const struct mminfo *mi);
+		   const struct mminfo *mi, size_t min_slot);
 void srnic_ring_unmap(struct srnic_ring *r);
 
 static inline void *srnic_ring_slot(const struct srnic_ring *r, uint32_t i)

@@ -86,7 +86,8 @@ struct ibv_srq *srnic_create_srq(struct ibv_pd *pd,
 				 sizeof(cmd), &resp.ibv, sizeof(resp));
 	if (err)
 		goto err_lock;
-	err = srnic_ring_map(&srq->ring, pd->context->cmd_fd, &resp.drv.mi);
+	err = srnic_ring_map(&srq->ring, pd->context->cmd_fd, &resp.drv.mi,
+			     sizeof(struct rxe_recv_wqe));
 	if (err)
 		goto err_destroy;
 	srq->vsrq.srq_num = resp.drv.srq_num;
@@ -132,7 +133,8 @@ int srnic_modify_srq(struct ibv_srq *ibsrq, struct ibv_srq_attr *attr,
 	err = ibv_cmd_modify_srq(ibsrq, attr, attr_mask, &cmd.ibv,
 				 sizeof(cmd));
 	if (!err)
-		err = srnic_ring_map(&ring, ibsrq->context->cmd_fd, &mi);
+		err = srnic_ring_map(&ring, ibsrq->context->cmd_fd, &mi,
+				     sizeof(struct rxe_recv_wqe));
 	if (!err) {
 		srnic_ring_unmap(&srq->ring);
 		srq->ring = ring;

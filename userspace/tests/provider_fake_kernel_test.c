@@ -53,6 +53,8 @@ static const struct verbs_device_ops *dev_ops;
 static const struct verbs_context_ops *ctx_ops;
 static uint32_t ioctl_driver_id;
 static int send_doorbells, recv_doorbells;
+static bool bad_cq_header;	/* answer create_cq with slots too small */
+static int cqs_destroyed;
 
 static uint32_t pow2_at_least(uint32_t v)
 {
@@ -163,6 +165,8 @@ int ibv_cmd_create_cq(struct ibv_context *context, int cqe,
 	last_cq = kring_new(&n, sizeof(struct ib_uverbs_wc), &drv->mi);
 	if (!last_cq)
 		return ENOMEM;
+	if (bad_cq_header)
+		last_cq->log2_elem_size = 3;
 	cq->context = context;
 	cq->cqe = n;
 	return 0;
@@ -171,6 +175,7 @@ int ibv_cmd_create_cq(struct ibv_context *context, int cqe,
 int ibv_cmd_destroy_cq(struct ibv_cq *cq)
 {
 	(void)cq;
+	cqs_destroyed++;
 	return 0;
 }
 
@@ -664,6 +669,16 @@ static void check_wr_api(struct ibv_context *ctx, struct ibv_pd *pd,
 	CHECK(ctx_ops->destroy_qp(qp) == 0);
 }
 
+/* A ring whose header does not fit its entries is refused, not used. */
+static void check_bad_ring(struct ibv_context *ctx)
+{
+	cqs_destroyed = 0;
+	bad_cq_header = true;
+	CHECK(ctx_ops->create_cq(ctx, 8, NULL, 0) == NULL && errno == EPROTO);
+	CHECK(cqs_destroyed == 1);	/* the kernel object is not leaked */
+	bad_cq_header = false;
+}
+
 static void check_srq(struct ibv_context *ctx, struct ibv_pd *pd)
 {
 	struct ibv_srq_init_attr attr = { .attr = { .max_wr = 2, .max_sge = 1 } };
@@ -718,6 +733,7 @@ int main(int argc, char **argv)
 			CHECK(ctx_ops->destroy_cq(cq) == 0);
 		}
 		check_srq(ctx, &pd);
+		check_bad_ring(ctx);
 		ctx_ops->free_context(ctx);
 	}
 	if (failures) {
