@@ -359,6 +359,17 @@ SRNIC_IBV_CMD(ibv_create_srq, ib_uverbs_create_srq);
 SRNIC_IBV_CMD(ibv_modify_srq, ib_uverbs_modify_srq);
 SRNIC_IBV_CMD(ibv_query_srq, ib_uverbs_query_srq);
 
+/* Extended commands: the write header, then the extended header. */
+struct srnic_ibv_ex_hdr {
+	struct ib_uverbs_cmd_hdr hdr;
+	struct ib_uverbs_ex_cmd_hdr ex_hdr;
+};
+
+struct ibv_create_cq_ex {
+	struct srnic_ibv_ex_hdr hdr;
+	struct ib_uverbs_ex_create_cq core;
+};
+
 /* The entry point: a provider's constructor calls it once at dlopen(). */
 void verbs_register_driver_34(const struct verbs_device_ops *ops);
 
@@ -406,6 +417,12 @@ int ibv_cmd_create_cq(struct ibv_context *context, int cqe,
 		      struct ibv_cq *cq, struct ibv_create_cq *cmd,
 		      size_t cmd_size, struct ib_uverbs_create_cq_resp *resp,
 		      size_t resp_size);
+int ibv_cmd_create_cq_ex(struct ibv_context *context,
+			 const struct ibv_cq_init_attr_ex *cq_attr,
+			 struct verbs_cq *cq, struct ibv_create_cq_ex *cmd,
+			 size_t cmd_size,
+			 struct ib_uverbs_ex_create_cq_resp *resp,
+			 size_t resp_size, uint32_t cmd_flags);
 int ibv_cmd_req_notify_cq(struct ibv_cq *cq, int solicited_only);
 int ibv_cmd_resize_cq(struct ibv_cq *cq, int cqe, struct ibv_resize_cq *cmd,
 		      size_t cmd_size, struct ib_uverbs_resize_cq_resp *resp,

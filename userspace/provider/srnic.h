@@ -42,6 +42,8 @@ struct srnic_cq {
 	struct verbs_cq vcq;
 	pthread_spinlock_t lock;	/* the consumer side of @ring */
 	struct srnic_ring ring;
+	/* ibv_cq_ex polling: the entry read, not yet released (under lock) */
+	const struct ib_uverbs_wc *cur;
 };
 
 struct srnic_srq {
@@ -118,6 +120,10 @@ int srnic_poll_cq(struct ibv_cq *ibcq, int num_entries, struct ibv_wc *wc);
 int srnic_req_notify_cq(struct ibv_cq *ibcq, int solicited_only);
 int srnic_resize_cq(struct ibv_cq *ibcq, int cqe);
 int srnic_destroy_cq(struct ibv_cq *ibcq);
+
+/* srnic_cq_ex.c */
+struct ibv_cq_ex *srnic_create_cq_ex(struct ibv_context *context,
+				     struct ibv_cq_init_attr_ex *attr);
 
 /* srnic_srq.c */
 struct ibv_srq *srnic_create_srq(struct ibv_pd *pd,

@@ -164,6 +164,7 @@ static const struct verbs_context_ops srnic_ctx_ops = {
 	.attach_mcast = ibv_cmd_attach_mcast,
 	.create_ah = srnic_create_ah,
 	.create_cq = srnic_create_cq,
+	.create_cq_ex = srnic_create_cq_ex,
 	.create_qp = srnic_create_qp,
 	.create_qp_ex = srnic_create_qp_ex,
 	.create_srq = srnic_create_srq,

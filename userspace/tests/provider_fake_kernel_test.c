@@ -172,6 +172,28 @@ int ibv_cmd_create_cq(struct ibv_context *context, int cqe,
 	return 0;
 }
 
+int ibv_cmd_create_cq_ex(struct ibv_context *context,
+			 const struct ibv_cq_init_attr_ex *cq_attr,
+			 struct verbs_cq *cq, struct ibv_create_cq_ex *cmd,
+			 size_t cmd_size,
+			 struct ib_uverbs_ex_create_cq_resp *resp,
+			 size_t resp_size, uint32_t cmd_flags)
+{
+	struct rxe_create_cq_resp *drv = (void *)(resp + 1);
+	uint32_t n = cq_attr->cqe;
+
+	(void)cmd;
+	CHECK(cmd_size == sizeof(*cmd));
+	CHECK(resp_size >= sizeof(*resp) + sizeof(*drv));
+	CHECK(cmd_flags == 0);
+	last_cq = kring_new(&n, sizeof(struct ib_uverbs_wc), &drv->mi);
+	if (!last_cq)
+		return ENOMEM;
+	cq->cq.context = context;
+	cq->cq.cqe = n;
+	return 0;
+}
+
 int ibv_cmd_destroy_cq(struct ibv_cq *cq)
 {
 	(void)cq;
@@ -669,6 +691,58 @@ static void check_wr_api(struct ibv_context *ctx, struct ibv_pd *pd,
 	CHECK(ctx_ops->destroy_qp(qp) == 0);
 }
 
+/* Extended CQ polling: one entry at a time, released as the caller moves. */
+static void check_cq_ex(struct ibv_context *ctx)
+{
+	struct ibv_cq_init_attr_ex attr = {
+		.cqe = 4,
+		.wc_flags = IBV_WC_EX_WITH_BYTE_LEN | IBV_WC_EX_WITH_QP_NUM,
+	};
+	struct ibv_poll_cq_attr pattr = {};
+	struct ib_uverbs_wc *kwc;
+	struct ibv_cq_ex *cqx;
+
+	attr.wc_flags |= IBV_WC_EX_WITH_COMPLETION_TIMESTAMP;
+	CHECK(ctx_ops->create_cq_ex(ctx, &attr) == NULL && errno == EOPNOTSUPP);
+	attr.wc_flags &= ~(uint64_t)IBV_WC_EX_WITH_COMPLETION_TIMESTAMP;
+	cqx = ctx_ops->create_cq_ex(ctx, &attr);
+	CHECK(cqx != NULL);
+	if (!cqx)
+		return;
+	CHECK(ibv_start_poll(cqx, &pattr) == ENOENT);	/* lock dropped */
+
+	kwc = kslot(last_cq, 0);
+	memset(kwc, 0, sizeof(*kwc));
+	kwc->wr_id = 100;
+	kwc->opcode = IBV_WC_RDMA_WRITE;
+	kwc->qp_num = 17;
+	kwc = kslot(last_cq, 1);
+	memset(kwc, 0, sizeof(*kwc));
+	kwc->wr_id = 101;
+	kwc->opcode = IBV_WC_RECV;
+	kwc->byte_len = 512;
+	__atomic_store_n(&last_cq->producer_index, 2, __ATOMIC_RELEASE);
+
+	CHECK(ibv_start_poll(cqx, &pattr) == 0);
+	CHECK(cqx->wr_id == 100 && cqx->status == IBV_WC_SUCCESS);
+	CHECK(ibv_wc_read_opcode(cqx) == IBV_WC_RDMA_WRITE);
+	CHECK(ibv_wc_read_qp_num(cqx) == 17);
+	CHECK(last_cq->consumer_index == 0);	/* still being read */
+	CHECK(ibv_next_poll(cqx) == 0);
+	CHECK(cqx->wr_id == 101 && ibv_wc_read_byte_len(cqx) == 512);
+	CHECK(last_cq->consumer_index == 1);
+	CHECK(ibv_next_poll(cqx) == ENOENT);
+	ibv_end_poll(cqx);
+	CHECK(last_cq->consumer_index == 2);
+	/* the classic verb on the same CQ sees it empty, and the lock free */
+	{
+		struct ibv_wc wc;
+
+		CHECK(ctx_ops->poll_cq(ibv_cq_ex_to_cq(cqx), 1, &wc) == 0);
+	}
+	CHECK(ctx_ops->destroy_cq(ibv_cq_ex_to_cq(cqx)) == 0);
+}
+
 /* A ring whose header does not fit its entries is refused, not used. */
 static void check_bad_ring(struct ibv_context *ctx)
 {
@@ -734,6 +808,7 @@ int main(int argc, char **argv)
 		}
 		check_srq(ctx, &pd);
 		check_bad_ring(ctx);
+		check_cq_ex(ctx);
 		ctx_ops->free_context(ctx);
 	}
 	if (failures) {
