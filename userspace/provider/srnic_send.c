@@ -65,16 +65,17 @@ static int srnic_send_wr_check(const struct srnic_qp *qp,
 
 	if (wr->num_sge < 0 || !srnic_opcode_ok(type, wr->opcode))
 		return EINVAL;
+	/* inline data may gather from more buffers than a WQE has SGEs */
+	if (!(wr->send_flags & IBV_SEND_INLINE) &&
+	    (uint32_t)wr->num_sge > qp->max_send_sge)
+		return EINVAL;
 	len = srnic_wr_length(wr);
 	if (len > UINT32_MAX)
 		return EINVAL;
-	if (wr->send_flags & IBV_SEND_INLINE) {
-		if (len > qp->max_inline || srnic_opcode_is_atomic(wr->opcode) ||
-		    wr->opcode == IBV_WR_RDMA_READ)
-			return EINVAL;
-	} else if ((uint32_t)wr->num_sge > qp->max_send_sge) {
+	if ((wr->send_flags & IBV_SEND_INLINE) &&
+	    (len > qp->max_inline || srnic_opcode_is_atomic(wr->opcode) ||
+	     wr->opcode == IBV_WR_RDMA_READ))
 		return EINVAL;
-	}
 	/* IBA 9.4.5: an atomic operates on 8 aligned bytes */
 	if (srnic_opcode_is_atomic(wr->opcode) &&
 	    (len != sizeof(uint64_t) || (wr->wr.atomic.remote_addr & 7)))

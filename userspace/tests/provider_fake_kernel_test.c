@@ -402,7 +402,8 @@ static void check_rc_sends(struct ibv_context *ctx, struct ibv_pd *pd,
 			   struct ibv_cq *cq)
 {
 	static char payload[] = "inline bytes";
-	struct ibv_sge sg[2] = { { 0x1000, 100, 11 }, { 0x2000, 28, 12 } };
+	struct ibv_sge sg[3] = { { 0x1000, 100, 11 }, { 0x2000, 28, 12 },
+				 { 0x3000, 1, 13 } };
 	struct ibv_sge isg = { (uintptr_t)payload, sizeof(payload), 0 };
 	struct ibv_sge asg = { 0x3000, 8, 13 };
 	struct ibv_send_wr write = {
@@ -544,7 +545,8 @@ static void check_ud(struct ibv_context *ctx, struct ibv_pd *pd,
 static void check_recv_and_poll(struct ibv_context *ctx, struct ibv_pd *pd,
 				struct ibv_cq *cq)
 {
-	struct ibv_sge sg[2] = { { 0x5000, 10, 1 }, { 0x6000, 20, 2 } };
+	struct ibv_sge sg[3] = { { 0x5000, 10, 1 }, { 0x6000, 20, 2 },
+				 { 0x7000, 1, 3 } };
 	struct ibv_recv_wr rwr = { .wr_id = 42, .sg_list = sg, .num_sge = 2 };
 	struct ibv_qp_attr reset = { .qp_state = IBV_QPS_RESET };
 	struct ibv_qp_attr err = { .qp_state = IBV_QPS_ERR };
