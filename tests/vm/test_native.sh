@@ -25,7 +25,7 @@ uverbs_abi() {
 	done
 	return 1
 }
-# listed DEV: stock libibverbs (no RDMAV_DRIVERS) lists DEV
+# listed DEV: libibverbs lists DEV (with the providers RDMAV_DRIVERS adds)
 listed() { ibv_devices | awk 'NR > 2 { print $1 }' | grep -qx "$1"; }
 
 t_check "modinfo: the native link type autoloads srnic" \
@@ -42,8 +42,8 @@ t_check "rdma link add srnic1 type srnic_native (nsB)" \
 	ip netns exec nsB rdma link add srnic1 type srnic_native netdev vethB
 t_check "rdma link add srnicd type srnic (default mode, beside them)" \
 	rdma link add srnicd type srnic netdev dum0
-ready roce_gid_index srnic0 10.99.0.1 >/dev/null || _t_setup_failed "srnic0 GID"
-ready roce_gid_index srnic1 10.99.0.2 >/dev/null || _t_setup_failed "srnic1 GID"
+G0=$(ready roce_gid_index srnic0 10.99.0.1) || _t_setup_failed "srnic0 GID"
+G1=$(ready roce_gid_index srnic1 10.99.0.2) || _t_setup_failed "srnic1 GID"
 
 t_eq "srnic0 sysfs srnic/provider" "$(cat "$(srnic_knob srnic0 provider)")" native
 t_eq "srnicd sysfs srnic/provider" "$(cat "$(srnic_knob srnicd provider)")" rxe
@@ -63,12 +63,63 @@ t_check "rdma link shows the native devices" \
 	grep -q 'link srnic0/1 .*netdev vethA' <(ip netns exec nsA rdma link show)
 
 # stock rdma-core: the rxe provider takes the default device, never a native one
+unset RDMAV_DRIVERS
 t_check "stock libibverbs lists the default-mode device" listed srnicd
 t_expect_fail "stock libibverbs does not list native srnic0" "" listed srnic0
 t_expect_fail "stock ibv_devinfo -d srnic1 finds no device" "wasn't found|No IB devices" \
 	ibv_devinfo -d srnic1
 t_check "stock ibv_devinfo -d srnicd still works" \
 	grep -q 'transport:.*InfiniBand' <(ibv_devinfo -d srnicd)
+
+CTL=build/userspace/ctl/srnicctl
+# doctor_status [ARGS]: "CHECK:STATUS" of srnicctl doctor's native_provider
+# and selftest checks of srnic0
+doctor_status() {
+	"$CTL" -j doctor "$@" 2>/dev/null | python3 -c '
+import json, sys
+for c in json.load(sys.stdin):
+    if c.get("dev") == "srnic0" and c["check"] in ("native_provider", "selftest"):
+        print(c["check"] + ":" + c["status"], end=" ")'
+}
+t_check "doctor without the provider: native_provider fails for srnic0" \
+	grep -q "native_provider:fail" <(doctor_status --no-selftest)
+
+# srnic's provider from the build, as a user who has not installed it
+export RDMAV_DRIVERS=$SRNIC_PROVIDER_LIB
+t_check "srnic's provider is built" test -f "$SRNIC_PROVIDER_LIB-rdmav34.so"
+listed_all() { listed srnic0 && listed srnic1 && listed srnicd; }
+t_check "with srnic's provider: srnic0, srnic1 and srnicd listed" listed_all
+t_check "ibv_devinfo -d srnic0 through srnic's provider" \
+	grep -q 'state:.*PORT_ACTIVE' <(ibv_devinfo -d srnic0)
+t_check "ibv_devinfo -d srnicd still through rxe's provider beside it" \
+	grep -q 'state:.*PORT_ACTIVE' <(ibv_devinfo -d srnicd)
+t_check "doctor with the provider: native_provider ok, loopback self-test passes" \
+	grep -q "native_provider:ok selftest:ok" <(ip netns exec nsA bash -c "$(declare -f doctor_status); CTL=$CTL doctor_status")
+pair "ibv_rc_pingpong between native devices, data checked" \
+	ibv_rc_pingpong -d srnic0 -g "$G0" -n 100 -s 4096 -c -- \
+	ibv_rc_pingpong -d srnic1 -g "$G1" -n 100 -s 4096 -c 10.99.0.1
+
+# dma-buf MRs: a vgem buffer (6.1 has no other exporter), and on kernels
+# that have them the system heap and udmabuf
+DMABUF=/tmp/dmabuf_mr
+t_check "build dmabuf_mr.c against libibverbs" \
+	cc -O2 -Wall -Werror -o "$DMABUF" tests/vm/dmabuf_mr.c -libverbs
+modprobe vgem 2>/dev/null
+t_check "vgem loaded (a dma-buf exporter)" test -e /sys/module/vgem
+srcs=(vgem)
+[ -e /dev/dma_heap/system ] && srcs+=(heap)
+[ -e /dev/udmabuf ] && srcs+=(udmabuf)
+# dmabuf_mr's lines, each name prefixed with [TAG]
+tagged() { sed -E "s/^(ok|not ok) /\1 [$1] /"; }
+for s in "${srcs[@]}"; do
+	out=$(with_timeout 60 ip netns exec nsA "$DMABUF" srnic0 "$G0" "$s" 2>&1)
+	rc=$?
+	t_from_output dmabuf_mr "$rc" "$(tagged "$s" <<<"$out")"
+done
+out=$(with_timeout 60 "$DMABUF" srnicd 0 unsupported 2>&1)
+rc=$?
+t_from_output dmabuf_mr "$rc" "$(tagged "default mode, stock rxe provider" <<<"$out")"
+t_eq "no ICRC errors" "$(counter srnic0 rcvd_icrc_err)" 0
 
 t_kernel_clean "no kernel warnings"
 t_check "rdma link delete srnic0" ip netns exec nsA rdma link delete srnic0

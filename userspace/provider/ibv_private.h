@@ -412,6 +412,26 @@ int ibv_cmd_reg_mr(struct ibv_pd *pd, void *addr, size_t length,
 		   struct ibv_reg_mr *cmd, size_t cmd_size,
 		   struct ib_uverbs_reg_mr_resp *resp, size_t resp_size);
 int ibv_cmd_dereg_mr(struct verbs_mr *vmr);
+/*
+ * A dma-buf MR. rdma-core 56 added a last argument (driver attributes, NULL
+ * for none; read from the stack by its code, checked in its machine code),
+ * 44 has none: SRNIC_CMD_REG_DMABUF_MR() calls either.
+ */
+#if SRNIC_RDMA_CORE_MAJOR == 44
+int ibv_cmd_reg_dmabuf_mr(struct ibv_pd *pd, uint64_t offset, size_t length,
+			  uint64_t iova, int fd, int access,
+			  struct verbs_mr *vmr);
+#define SRNIC_CMD_REG_DMABUF_MR(pd, off, len, iova, fd, access, vmr) \
+	ibv_cmd_reg_dmabuf_mr(pd, off, len, iova, fd, access, vmr)
+#else
+struct ibv_command_buffer;
+int ibv_cmd_reg_dmabuf_mr(struct ibv_pd *pd, uint64_t offset, size_t length,
+			  uint64_t iova, int fd, int access,
+			  struct verbs_mr *vmr,
+			  struct ibv_command_buffer *driver);
+#define SRNIC_CMD_REG_DMABUF_MR(pd, off, len, iova, fd, access, vmr) \
+	ibv_cmd_reg_dmabuf_mr(pd, off, len, iova, fd, access, vmr, NULL)
+#endif
 int ibv_cmd_create_cq(struct ibv_context *context, int cqe,
 		      struct ibv_comp_channel *channel, int comp_vector,
 		      struct ibv_cq *cq, struct ibv_create_cq *cmd,

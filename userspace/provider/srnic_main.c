@@ -95,6 +95,30 @@ static struct ibv_mr *srnic_reg_mr(struct ibv_pd *pd, void *addr,
 	return &vmr->ibv_mr;
 }
 
+/*
+ * A dma-buf MR (ibv_reg_dmabuf_mr): the kernel attaches to the buffer and
+ * reads its pages; nothing in the rxe ABI's driver data.
+ */
+static struct ibv_mr *srnic_reg_dmabuf_mr(struct ibv_pd *pd, uint64_t offset,
+					  size_t length, uint64_t iova, int fd,
+					  int access)
+{
+	struct verbs_mr *vmr;
+	int err;
+
+	vmr = calloc(1, sizeof(*vmr));
+	if (!vmr)
+		return NULL;
+	err = SRNIC_CMD_REG_DMABUF_MR(pd, offset, length, iova, fd, access,
+				      vmr);
+	if (err) {
+		free(vmr);
+		errno = err;
+		return NULL;
+	}
+	return &vmr->ibv_mr;
+}
+
 static int srnic_dereg_mr(struct verbs_mr *vmr)
 {
 	int err = ibv_cmd_dereg_mr(vmr);
@@ -186,6 +210,7 @@ static const struct verbs_context_ops srnic_ctx_ops = {
 	.query_port = srnic_query_port,
 	.query_qp = srnic_query_qp,
 	.query_srq = srnic_query_srq,
+	.reg_dmabuf_mr = srnic_reg_dmabuf_mr,
 	.reg_mr = srnic_reg_mr,
 	.req_notify_cq = srnic_req_notify_cq,
 	.resize_cq = srnic_resize_cq,
