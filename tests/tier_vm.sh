@@ -36,6 +36,14 @@ for t in tests/vm/test_*.sh; do
 	fi
 	tally "$n" "$logdir/$n.log" tests/vm/vmrun --timeout 900 "$t"
 done
+# Native mode (issue 14): the verbs suite and the teardown tests once more,
+# on devices made with "type srnic_native" and driven by srnic's provider
+# (tests/vm/lib.sh SRNIC_PROVIDER; test_native and test_pyverbs run native
+# devices themselves).
+for n in test_verbs test_teardown; do
+	tally "$n-native" "$logdir/$n-native.log" \
+		env SRNIC_PROVIDER=native tests/vm/vmrun --timeout 900 "tests/vm/$n.sh"
+done
 
 printf '%s\n' "${TALLY_LINES[@]}"
 echo "$TALLY_PASS passed, $TALLY_FAIL failed"

@@ -119,6 +119,12 @@
 #   srnic_devs_root               the same in the root netns (after
 #                                 veth_pair_setup); a device already there is
 #                                 kept
+#   SRNIC_PROVIDER                the mode both make their devices in: rxe
+#                                 (default: "type srnic", stock rdma-core's
+#                                 rxe provider) or native ("type
+#                                 srnic_native", and RDMAV_DRIVERS exported
+#                                 so that libibverbs loads srnic's provider
+#                                 from the build: $SRNIC_PROVIDER_LIB)
 #   srnic_pair_down [ERE]         checks "no kernel warnings" (t_kernel_clean
 #                                 with ERE), deletes srnic0 and srnic1 (nsA,
 #                                 nsB), "rmmod after traffic", and the log
@@ -635,17 +641,27 @@ deltas() {
 	echo "$line"
 }
 
+# the link type of SRNIC_PROVIDER's mode; native: the provider loaded
+SRNIC_PROVIDER_LIB=$T_REPO/build/userspace/provider/libsrnic
+case ${SRNIC_PROVIDER:=rxe} in
+rxe) SRNIC_LINK_TYPE=srnic ;;
+native)
+	SRNIC_LINK_TYPE=srnic_native
+	export RDMAV_DRIVERS=$SRNIC_PROVIDER_LIB
+	;;
+*) echo "lib.sh: SRNIC_PROVIDER=$SRNIC_PROVIDER: rxe or native" >&2; exit 2 ;;
+esac
 srnic_devs_ns() {
-	ip netns exec nsA rdma link add srnic0 type srnic netdev vethA &&
-		ip netns exec nsB rdma link add srnic1 type srnic netdev vethB &&
+	ip netns exec nsA rdma link add srnic0 type "$SRNIC_LINK_TYPE" netdev vethA &&
+		ip netns exec nsB rdma link add srnic1 type "$SRNIC_LINK_TYPE" netdev vethB &&
 		G0=$(ready roce_gid_index srnic0 10.99.0.1) &&
 		G1=$(ready roce_gid_index srnic1 10.99.0.2)
 }
 srnic_devs_root() {
 	{ [ -e /sys/class/infiniband/srnic0 ] ||
-		rdma link add srnic0 type srnic netdev vethA; } &&
+		rdma link add srnic0 type "$SRNIC_LINK_TYPE" netdev vethA; } &&
 		{ [ -e /sys/class/infiniband/srnic1 ] ||
-			rdma link add srnic1 type srnic netdev vethB; } &&
+			rdma link add srnic1 type "$SRNIC_LINK_TYPE" netdev vethB; } &&
 		G0=$(settle roce_gid_index srnic0 10.99.0.1) &&
 		G1=$(settle roce_gid_index srnic1 10.99.0.2)
 }

@@ -39,9 +39,14 @@
 # that srnic now passes also fails the run: remove it from the list. Counts
 # per stack and variant are printed as "pyverbs COUNTS ..." lines.
 #
+# Native mode (issue 14): the suite runs a third time, on srnic0 made with
+# "type srnic_native" and driven by srnic's own provider (the build's
+# libsrnic through RDMAV_DRIVERS); every test srnic passes in the default
+# mode must pass in native mode too, except the NATIVE_GAPS below.
+#
 # Knobs: SRNIC_KO (default: srnic.ko at the repo root, from "make module"),
 # SRNIC_PYVERBS_VARIANTS ("patched"; "patched stock" for both),
-# SRNIC_PYVERBS_TEST_TIMEOUT.
+# SRNIC_PYVERBS_TEST_TIMEOUT, SRNIC_PYVERBS_NATIVE (1; 0: no native run).
 set -u
 cd "$(dirname "$0")/../.." || exit 1
 # shellcheck source=tests/vm/lib.sh
@@ -62,6 +67,28 @@ declare -A GAP
 for g in "${KNOWN_GAPS[@]}"; do
 	GAP[${g%%|*}]=${g#*|}
 done
+# Tests srnic passes in the default mode and not yet in native mode.
+NATIVE_GAPS=(
+	"tests.test_mr.MWTest.test_mw_type1|srnic's provider has no alloc_mw/bind_mw yet"
+	"tests.test_mr.MWTest.test_mw_type2|srnic's provider has no alloc_mw/bind_mw yet"
+	"tests.test_mr.MWTest.test_invalidate_mw_type1|srnic's provider has no alloc_mw/bind_mw yet"
+	"tests.test_mr.MWTest.test_mw_type2_invalidate_local|srnic's provider has no alloc_mw/bind_mw yet"
+	"tests.test_mr.MWTest.test_mw_type2_invalidate_dealloc|srnic's provider has no alloc_mw/bind_mw yet"
+	"tests.test_mr.MWTest.test_mw_type2_invalidate_remote|srnic's provider has no alloc_mw/bind_mw yet"
+	"tests.test_mr.MWTest.test_reg_mw_wrong_type|srnic's provider has no alloc_mw yet"
+	"tests.test_qpex.QpExTestCase.test_qp_ex_rc_bind_mw|srnic's provider has no wr_bind_mw yet"
+	"tests.test_qp.QPTest.test_create_ud_qp_ex_with_attr|srnic's provider refuses these create_qp_ex attributes for UD"
+	"tests.test_qp.QPTest.test_create_ud_qp_ex_no_attr|srnic's provider refuses these create_qp_ex attributes for UD"
+	"tests.test_qp.QPTest.test_query_ud_qp|srnic's provider refuses these create_qp_ex attributes for UD"
+	"tests.test_qp.QPTest.test_modify_ud_qp|srnic's provider refuses these create_qp_ex attributes for UD"
+	"tests.test_qp.QPTest.test_create_uc_qp_ex_with_attr|srnic's provider refuses these create_qp_ex attributes for UC"
+	"tests.test_qp.QPTest.test_query_uc_qp|srnic's provider refuses these create_qp_ex attributes for UC"
+)
+declare -A NGAP
+for g in "${NATIVE_GAPS[@]}"; do
+	NGAP[${g%%|*}]=${g#*|}
+done
+NATIVE=${SRNIC_PYVERBS_NATIVE:-1}
 
 [ -f "$KO" ] || { echo "$KO missing: run make module first"; exit 1; }
 [ -d "$SUITE" ] || { echo "$SUITE missing: install rdma-core"; exit 1; }
@@ -252,6 +279,21 @@ if t_check "srnic_load: srnic.ko and its dependencies" srnic_load &&
 	t_eq "srnic0: no ICRC errors" "$(counter srnic0 rcvd_icrc_err)" 0
 	t_kernel_clean "no kernel warning after the srnic runs" 'Call Trace'
 	t_check "rdma link delete srnic0" rdma link delete srnic0
+	if [ "$NATIVE" = 1 ] &&
+	   t_check "srnic's provider built ($SRNIC_PROVIDER_LIB-rdmav34.so)" \
+		test -f "$SRNIC_PROVIDER_LIB-rdmav34.so" &&
+	   t_check "rdma link add srnic0 type srnic_native on vethA" \
+		rdma link add srnic0 type srnic_native netdev vethA &&
+	   t_check "native srnic0 has its IPv4 GID" settle has_v4_gid srnic0; then
+		export RDMAV_DRIVERS=$SRNIC_PROVIDER_LIB
+		for v in $VARIANTS; do
+			run_suite native srnic0 "$v"
+		done
+		unset RDMAV_DRIVERS
+		t_eq "native srnic0: no ICRC errors" "$(counter srnic0 rcvd_icrc_err)" 0
+		t_kernel_clean "no kernel warning after the native runs" 'Call Trace'
+		t_check "rdma link delete native srnic0" rdma link delete srnic0
+	fi
 fi
 t_check "rmmod srnic" rmmod srnic
 
@@ -317,6 +359,52 @@ for g in "${KNOWN_GAPS[@]}"; do
 		t_skip "known gap $id" "${GAP[$id]}"
 	else
 		t_skip "known gap $id" "not exercised: rdma_rxe did not pass it in [$VARIANTS]"
+	fi
+done
+
+# Native mode: everything the default mode passes.
+declare -A NGAP_FIXED
+for v in $VARIANTS; do
+	[ "$NATIVE" = 1 ] || break
+	if [ -z "${RAN[srnic:$v]:-}" ] || [ -z "${RAN[native:$v]:-}" ]; then
+		t_fail "pyverbs $v: native mode passes what the default mode passes" \
+			"a suite run did not complete, nothing to compare"
+		continue
+	fi
+	dflt_pass=0 regress=0 gaps=0
+	for key in "${!ST[@]}"; do
+		[[ $key == srnic:$v:* && ${ST[$key]} == PASS ]] || continue
+		id=${key#srnic:"$v":}
+		dflt_pass=$((dflt_pass + 1))
+		st=${ST[native:$v:$id]:-MISSING}
+		if [ -n "${NGAP[$id]:-}" ]; then
+			if [ "$st" = PASS ]; then
+				NGAP_FIXED[$id]+="$v "
+			else
+				gaps=$((gaps + 1))
+			fi
+			continue
+		fi
+		[ "$st" = PASS ] && continue
+		regress=$((regress + 1))
+		t_fail "pyverbs $v: $id passes in the default mode" \
+			"native: $st ${WHY[native:$v:$id]:-}"
+	done
+	for key in "${!ST[@]}"; do
+		[[ $key == native:$v:* && ${ST[$key]} == PASS ]] || continue
+		id=${key#native:"$v":}
+		[ "${ST[srnic:$v:$id]:-}" = PASS ] ||
+			echo "  note: native mode passes $id, the default mode does not (${ST[srnic:$v:$id]:-MISSING})"
+	done
+	[ "$regress" -eq 0 ] &&
+		t_ok "pyverbs $v: native mode passes all $dflt_pass tests the default mode passes, minus $gaps known gaps"
+done
+for g in "${NATIVE_GAPS[@]}"; do
+	id=${g%%|*}
+	if [ -n "${NGAP_FIXED[$id]:-}" ]; then
+		t_fail "native gap $id" "native mode passes it now: remove it from NATIVE_GAPS"
+	else
+		t_skip "native gap $id" "${NGAP[$id]}"
 	fi
 done
 

@@ -360,7 +360,7 @@ ulp() {
 # the target's device goes and comes back without the port: the host's
 # reconnects are rejected (no listener) until it gives up
 srnic0_bounce() {
-	rdma link delete srnic0 && rdma link add srnic0 type srnic netdev vethA
+	rdma link delete srnic0 && rdma link add srnic0 type "$SRNIC_LINK_TYPE" netdev vethA
 }
 ulp "target side: rdma link delete srnic0 (and add)" srnic0_bounce
 dmesg | grep -E 'reconnect|Removing ctrl' | tail -n 3 | sed 's/^/  info | /'
