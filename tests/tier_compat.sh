@@ -78,6 +78,9 @@ run_on() {
 # rdma-core 56 for test_rdmacore56.sh (cached; tier_vm builds it too)
 tools/trixie-chroot.sh >"$logdir/trixie-chroot.log" 2>&1 ||
 	echo "compat: tools/trixie-chroot.sh failed (see $logdir/trixie-chroot.log)"
+# srnic's provider built for rdma-core 56 in it (test_rdmacore56's native part)
+tools/trixie-chroot.sh provider >>"$logdir/trixie-chroot.log" 2>&1 ||
+	echo "compat: tools/trixie-chroot.sh provider failed (see $logdir/trixie-chroot.log)"
 
 only=${SRNIC_COMPAT_ONLY:-}
 if [ -z "$only" ] || [ "$only" = 6.12 ]; then

@@ -14,6 +14,9 @@ make -s module userspace >/dev/null || { echo "make module userspace failed"; ec
 # debootstrap), then reused; if this fails, that test fails (it never skips).
 tools/trixie-chroot.sh >"$logdir/trixie-chroot.log" 2>&1 ||
 	echo "tier_vm: tools/trixie-chroot.sh failed (see $logdir/trixie-chroot.log)"
+# srnic's provider built for rdma-core 56 in it (test_rdmacore56's native part)
+tools/trixie-chroot.sh provider >>"$logdir/trixie-chroot.log" 2>&1 ||
+	echo "tier_vm: tools/trixie-chroot.sh provider failed (see $logdir/trixie-chroot.log)"
 
 # test_hwnic's stand-in module, compiled here for the guests' kernel in
 # seconds (in a TCG guest: 1-2 min); if this fails the test builds it itself

@@ -8,6 +8,12 @@
 #   tools/trixie-chroot.sh          build the chroot if missing; print its path
 #   tools/trixie-chroot.sh --path   print the path only (no build; exit 1 if
 #                                   the chroot is not built)
+#   tools/trixie-chroot.sh provider build srnic's libibverbs provider
+#                                   (userspace/provider/, native mode) for
+#                                   rdma-core 56 inside the chroot, into
+#                                   ROOT/opt/srnic/libsrnic-rdmav34.so; print
+#                                   the RDMAV_DRIVERS value for the chroot's
+#                                   tools (/opt/srnic/libsrnic)
 #
 # The chroot lives in /var/cache/srnic-trixie/<key>/root (override the parent
 # with SRNIC_TRIXIE_CACHE), where <key> hashes the suite, mirror and package
@@ -26,7 +32,8 @@ export LC_ALL=C
 
 readonly SUITE=trixie
 readonly MIRROR=${SRNIC_TRIXIE_MIRROR:-http://deb.debian.org/debian}
-readonly PKGS=rdma-core,ibverbs-utils,ibverbs-providers,perftest,iproute2,kmod,rdmacm-utils,python3-pyverbs
+# libibverbs-dev, libc6-dev, cmake, gcc, make, pkgconf: building srnic's provider for 56
+readonly PKGS=rdma-core,ibverbs-utils,ibverbs-providers,perftest,iproute2,kmod,rdmacm-utils,python3-pyverbs,libibverbs-dev,libc6-dev,cmake,gcc,make,pkgconf
 readonly PARENT=${SRNIC_TRIXIE_CACHE:-/var/cache/srnic-trixie}
 
 die() { echo "trixie-chroot: $*" >&2; exit 1; }
@@ -40,7 +47,12 @@ if [ "${1:-}" = --path ]; then
 	echo "$root"
 	exit 0
 fi
-[ $# -eq 0 ] || die "usage: tools/trixie-chroot.sh [--path]"
+provider=0
+case ${1:-} in
+"") ;;
+provider) provider=1 ;;
+*) die "usage: tools/trixie-chroot.sh [--path | provider]" ;;
+esac
 [ "$(id -u)" -eq 0 ] || die "must run as root (debootstrap)"
 command -v debootstrap >/dev/null || die "debootstrap not found: run tools/setup.sh"
 
@@ -66,6 +78,25 @@ if [ ! -f "$dir/.complete" ]; then
 	touch "$dir/.complete"
 	# drop chroots of older package lists
 	find "$PARENT" -mindepth 1 -maxdepth 1 -type d ! -name "$key" -exec rm -rf {} +
+fi
+if [ "$provider" = 1 ]; then
+	# the sources the provider needs, copied in (the chroot cannot see the
+	# checkout), built there against its libibverbs
+	src=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd -P)
+	rm -rf "$root/opt/srnic" "$root/opt/srnic-src"
+	mkdir -p "$root/opt/srnic-src/userspace" "$root/opt/srnic"
+	cp -r "$src/userspace/provider" "$root/opt/srnic-src/userspace/"
+	cp -r "$src/include" "$root/opt/srnic-src/"
+	if ! chroot "$root" sh -c 'cmake -S /opt/srnic-src/userspace/provider \
+		-B /opt/srnic-src/build && cmake --build /opt/srnic-src/build' \
+		>"$dir/provider-build.log" 2>&1; then
+		tail -n 20 "$dir/provider-build.log" >&2
+		die "building the provider in the chroot failed (log: $dir/provider-build.log)"
+	fi
+	cp "$root/opt/srnic-src/build/libsrnic-rdmav34.so" "$root/opt/srnic/"
+	flock -u 9
+	echo /opt/srnic/libsrnic
+	exit 0
 fi
 flock -u 9
 echo "$root"
