@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Build the two Debian packages a Debian/Ubuntu user installs with
-# `apt install ./srnic-dkms_*.deb ./srnic-tools_*.deb`:
+# Build the Debian packages a Debian/Ubuntu user installs with
+# `apt install ./srnic-dkms_*.deb ./srnic-tools_*.deb` (and
+# ./srnic-provider_*.deb for devices in native mode):
 #
 #   srnic-dkms   (all)    the module source and dkms.conf in
 #                         /usr/src/srnic-<version>/; postinst registers, builds
@@ -11,12 +12,18 @@
 #                         dh_dkms does), prerm removes it from DKMS
 #   srnic-tools  (<arch>) srnicctl (its eBPF programs are built in) in
 #                         /usr/sbin, its man page srnicctl(8)
+#   srnic-provider (<arch>) srnic's libibverbs provider (native mode:
+#                         docs/native-provider.md) in libibverbs' provider
+#                         directory and /etc/libibverbs.d/srnic.driver (a
+#                         conffile: purge removes it). Built for one
+#                         rdma-core release (the provider's private ABI), so
+#                         it depends on exactly that libibverbs1 release
 #
 #   tools/mkdeb.sh [-o OUTDIR]     default OUTDIR: build/deb
 #
 # Uses dpkg-deb (--root-owner-group: no fakeroot needed) and dpkg-shlibdeps
 # for srnic-tools' library dependencies; `make userspace` must have run
-# (`make deb` does both). Prints the paths of the two packages.
+# (`make deb` does both). Prints the paths of the packages.
 set -euo pipefail
 
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd -P)
@@ -27,7 +34,7 @@ out=$top/build/deb
 while [ $# -gt 0 ]; do
 	case $1 in
 	-o) [ $# -ge 2 ] || die "-o needs a directory"; out=$2; shift 2 ;;
-	-h | --help) sed -n '4,19p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-h | --help) sed -n '4,27p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	*) die "unknown argument '$1' (see --help)" ;;
 	esac
 done
@@ -146,7 +153,41 @@ Description: srnic, a software RoCEv2 RDMA NIC (srnicctl)
  loopback self-test) and the eBPF tools top and lat.
 EOF
 
-for p in srnic-dkms srnic-tools; do
+# ------------------------------------------------------------- srnic-provider
+p=$work/srnic-provider
+DESTDIR=$p cmake --install "$top/build/userspace" --component srnic_provider \
+	--prefix /usr --strip >/dev/null
+so=$(cd "$p" && find . -name 'libsrnic-rdmav*.so' -printf '%P\n')
+[ -n "$so" ] && [ -f "$p/etc/libibverbs.d/srnic.driver" ] ||
+	die "cmake --install --component srnic_provider installed no provider and driver file"
+doc srnic-provider
+printf 'Source: srnic\n\nPackage: srnic-provider\nArchitecture: any\n' >"$work/src/debian/control"
+deps=$(cd "$work/src" && dpkg-shlibdeps -O -e"$p/$so" 2>/dev/null |
+	sed -n 's/^shlibs:Depends=//p')
+[ -n "$deps" ] || die "dpkg-shlibdeps found no dependencies for $so"
+# libibverbs 1.14.<release>.<patch>: the release the private ABI was read from
+rel=$(pkg-config --modversion libibverbs | cut -d. -f3)
+[[ $rel =~ ^[0-9]+$ ]] || die "cannot read the rdma-core release from libibverbs' version"
+mkdir -p "$p/DEBIAN"
+echo /etc/libibverbs.d/srnic.driver >"$p/DEBIAN/conffiles"
+cat >"$p/DEBIAN/control" <<EOF
+Package: srnic-provider
+Version: $debver
+Architecture: $arch
+Maintainer: $maint
+Section: net
+Priority: optional
+Depends: $deps, libibverbs1 (>= $rel), libibverbs1 (<< $((rel + 1)))
+Recommends: srnic-dkms
+Installed-Size: $(du -sk "$p/usr" | cut -f1)
+Description: srnic, a software RoCEv2 RDMA NIC (native verbs provider)
+ libibverbs provider for srnic devices made in native mode (rdma link add
+ NAME type srnic_native netdev IFNAME): dma-buf memory regions and what the
+ stock rxe provider cannot reach. Devices in the default mode keep using
+ rdma-core's rxe provider. Built for rdma-core $rel.
+EOF
+
+for p in srnic-dkms srnic-tools srnic-provider; do
 	a=$([ "$p" = srnic-dkms ] && echo all || echo "$arch")
 	f=$out/${p}_${debver}_$a.deb
 	dpkg-deb --root-owner-group -Zxz --build "$work/$p" "$f" >/dev/null

@@ -21,12 +21,15 @@
 #     tree into /lib/modules/KVER/updates/dkms/, signed with DKMS's key;
 #     `rdma link add` autoloads exactly that module; ibv_rc_pingpong -c
 #     between two devices; tools/dkms.sh remove: gone.
-#  4. .deb: apt install ./srnic-dkms_*.deb ./srnic-tools_*.deb (offline; the
+#  4. .deb: apt install ./srnic-dkms_*.deb ./srnic-tools_*.deb
+#     ./srnic-provider_*.deb (offline; the
 #     postinst is dkms's common.postinst, fed the host's build through
 #     /usr/share/srnic-dkms/<tarball> so that it does not compile;
 #     SRNIC_DEPLOY_GUEST_BUILD=1 drops the tarball and compiles in the guest);
 #     `rdma link add` autoloads, /usr/sbin/srnicctl show sees the device,
-#     man srnicctl; apt remove: module, source, srnicctl gone.
+#     man srnicctl, a native device listed by stock ibv_devices through the
+#     installed provider; apt remove (purge for the provider): module,
+#     source, srnicctl, provider and its driver file gone.
 #
 # SRNIC_DEPLOY_PARTS (default "insmod install dkms deb"): run only these parts.
 set -u
@@ -128,8 +131,8 @@ fi
 
 # ---------------------------------------------------------------- 4. .deb
 if part deb; then
-debs=("$D"/deb/srnic-dkms_*.deb "$D"/deb/srnic-tools_*.deb)
-t_check "two .deb packages to install" test -f "${debs[0]}" -a -f "${debs[1]}"
+debs=("$D"/deb/srnic-dkms_*.deb "$D"/deb/srnic-tools_*.deb "$D"/deb/srnic-provider_*.deb)
+t_check "three .deb packages to install" test -f "${debs[0]}" -a -f "${debs[1]}" -a -f "${debs[2]}"
 if [ "${SRNIC_DEPLOY_GUEST_BUILD:-0}" != 1 ]; then
 	mkdir -p /usr/share/srnic-dkms
 	cp "$D/srnic-$VER.dkms.tar.gz" /usr/share/srnic-dkms/
@@ -152,13 +155,14 @@ apt_off=(-o Dir::Etc::SourceList=/tmp/apt-off/sources.list -o Dir::Etc::SourcePa
 	-o Dir::Cache::srcpkgcache= -o Dpkg::Use-Pty=0)
 t0=$EPOCHREALTIME
 out=$(cd "$D/deb" && DEBIAN_FRONTEND=noninteractive timeout 1800 apt-get install -y \
-	--no-install-recommends "${apt_off[@]}" "./${debs[0]##*/}" "./${debs[1]##*/}" 2>&1)
+	--no-install-recommends "${apt_off[@]}" "./${debs[0]##*/}" "./${debs[1]##*/}" \
+	"./${debs[2]##*/}" 2>&1)
 rc=$?
 printf '%s\n' "$out" | sed 's/^/  | /'
 echo "info: apt install took $(awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.0f", b - a }') s"
-t_eq "apt install ./srnic-dkms_*.deb ./srnic-tools_*.deb" "$rc" 0
-t_check "deb: both packages installed" \
-	bash -c 'dpkg-query -W -f="\${Status}\n" srnic-dkms srnic-tools | grep -c "install ok installed" | grep -qx 2'
+t_eq "apt install ./srnic-dkms_*.deb ./srnic-tools_*.deb ./srnic-provider_*.deb" "$rc" 0
+t_check "deb: the three packages installed" \
+	bash -c 'dpkg-query -W -f="\${Status}\n" srnic-dkms srnic-tools srnic-provider | grep -c "install ok installed" | grep -qx 3'
 t_check "deb: postinst left srnic installed in DKMS for $KVER" \
 	bash -c 'dkms status -m srnic -v "'"$VER"'" -k "'"$KVER"'" | grep -q ": installed"'
 t_check "deb: DKMS has the source (rebuilds for new kernels)" test -L "/var/lib/dkms/srnic/$VER/source"
@@ -170,15 +174,25 @@ out=$(srnicctl show srnic0 2>&1)
 printf '%s\n' "$out" | sed 's/^/  | /'
 t_check "deb: srnicctl show srnic0: device, port, netdev" \
 	bash -c '[[ $1 == "dev srnic0 kind srnic port 1 "* && $1 == *" netdev vethA "* ]]' _ "$out"
+# native mode: stock libibverbs finds the installed provider by itself
+t_check "deb: rdma link add srnic1 type srnic_native" \
+	ip netns exec nsB rdma link add srnic1 type srnic_native netdev vethB
+t_check "deb: ibv_devices lists native srnic1 (installed provider) and srnic0" \
+	bash -c 'l=$(env -u RDMAV_DRIVERS ibv_devices); [[ $l == *" srnic1 "* && $l == *" srnic0 "* ]]'
+t_check "deb: ibv_devinfo -d srnic1" \
+	bash -c 'env -u RDMAV_DRIVERS ibv_devinfo -d srnic1 | grep -q PORT_ACTIVE'
 link_down deb
-out=$(DEBIAN_FRONTEND=noninteractive apt-get remove -y "${apt_off[@]}" srnic-dkms srnic-tools 2>&1)
+out=$(DEBIAN_FRONTEND=noninteractive apt-get remove -y "${apt_off[@]}" srnic-dkms srnic-tools 2>&1 &&
+	DEBIAN_FRONTEND=noninteractive apt-get purge -y "${apt_off[@]}" srnic-provider 2>&1)
 rc=$?
 printf '%s\n' "$out" | sed 's/^/  | /'
-t_eq "apt remove srnic-dkms srnic-tools" "$rc" 0
+t_eq "apt remove srnic-dkms srnic-tools, apt purge srnic-provider" "$rc" 0
 t_check "apt remove: no srnic module any more" no_srnic_module
 t_check "apt remove: DKMS knows no srnic" bash -c '[ -z "$(dkms status -m srnic)" ]'
 t_check "apt remove: /usr/src/srnic-$VER gone" test ! -e "/usr/src/srnic-$VER"
 t_check "apt remove: srnicctl gone" test ! -e /usr/sbin/srnicctl
+t_check "apt purge: the provider and its driver file gone" \
+	bash -c '! ls /usr/lib/*/libibverbs/libsrnic-rdmav34.so /etc/libibverbs.d/srnic.driver 2>/dev/null'
 t_expect_fail "apt remove: modprobe srnic fails" "not found" modprobe srnic
 echo "deploy-guest: part deb: $((SECONDS - part_t0)) s"
 fi

@@ -95,6 +95,16 @@ check "srnic-tools holds /usr/sbin/srnicctl" grep -qx ./usr/sbin/srnicctl <<<"$c
 check "srnic-tools holds the man page" grep -qx ./usr/share/man/man8/srnicctl.8.gz <<<"$c"
 check "srnic-tools depends on libibverbs1 (dpkg-shlibdeps)" \
 	bash -c 'dpkg-deb -f "$1" Depends | grep -q "libibverbs1"' _ "$td"
+pd=$D/deb/srnic-provider_$VER-1_$(dpkg --print-architecture).deb
+check "srnic-provider .deb built" test -s "$pd"
+c=$(dpkg-deb -c "$pd" 2>/dev/null | awk '{ print $6 }')
+check "srnic-provider holds the provider in libibverbs' directory" \
+	grep -qx "./usr/lib/$(dpkg-architecture -qDEB_HOST_MULTIARCH)/libibverbs/libsrnic-rdmav34.so" <<<"$c"
+check "srnic-provider holds /etc/libibverbs.d/srnic.driver (a conffile)" \
+	bash -c 'grep -qx ./etc/libibverbs.d/srnic.driver <<<"$1" &&
+		dpkg-deb --ctrl-tarfile "$2" | tar -xOf - ./conffiles | grep -qx /etc/libibverbs.d/srnic.driver' _ "$c" "$pd"
+check "srnic-provider depends on the libibverbs1 release it was built for" \
+	bash -c 'dpkg-deb -f "$1" Depends | grep -q "libibverbs1 (<< "' _ "$pd"
 check "man page renders" bash -c 'man -l userspace/ctl/srnicctl.8 2>/dev/null | grep -q "srnicctl - inspect and control srnic"'
 
 echo "$pass passed, $fail failed"
