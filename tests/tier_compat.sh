@@ -85,10 +85,11 @@ tools/trixie-chroot.sh provider >>"$logdir/trixie-chroot.log" 2>&1 ||
 only=${SRNIC_COMPAT_ONLY:-}
 if [ -z "$only" ] || [ "$only" = 6.12 ]; then
 	run_on "$k612" 6.12 tests/vm/test_lifecycle.sh tests/vm/test_verbs.sh \
-		tests/vm/test_rdmacore56.sh
+		tests/vm/test_rdmacore56.sh tests/vm/test_native.sh
 fi
 if [ -z "$only" ] || [ "$only" = newest ]; then
-	run_on "$knew" newest tests/vm/test_lifecycle.sh tests/vm/test_verbs.sh
+	run_on "$knew" newest tests/vm/test_lifecycle.sh tests/vm/test_verbs.sh \
+		tests/vm/test_native.sh
 fi
 
 # Pairing: the default build boots its own kernel and loads there.
