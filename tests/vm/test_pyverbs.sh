@@ -69,20 +69,6 @@ for g in "${KNOWN_GAPS[@]}"; do
 done
 # Tests srnic passes in the default mode and not yet in native mode.
 NATIVE_GAPS=(
-	"tests.test_mr.MWTest.test_mw_type1|srnic's provider has no alloc_mw/bind_mw yet"
-	"tests.test_mr.MWTest.test_mw_type2|srnic's provider has no alloc_mw/bind_mw yet"
-	"tests.test_mr.MWTest.test_invalidate_mw_type1|srnic's provider has no alloc_mw/bind_mw yet"
-	"tests.test_mr.MWTest.test_mw_type2_invalidate_local|srnic's provider has no alloc_mw/bind_mw yet"
-	"tests.test_mr.MWTest.test_mw_type2_invalidate_dealloc|srnic's provider has no alloc_mw/bind_mw yet"
-	"tests.test_mr.MWTest.test_mw_type2_invalidate_remote|srnic's provider has no alloc_mw/bind_mw yet"
-	"tests.test_mr.MWTest.test_reg_mw_wrong_type|srnic's provider has no alloc_mw yet"
-	"tests.test_qpex.QpExTestCase.test_qp_ex_rc_bind_mw|srnic's provider has no wr_bind_mw yet"
-	"tests.test_qp.QPTest.test_create_ud_qp_ex_with_attr|srnic's provider refuses these create_qp_ex attributes for UD"
-	"tests.test_qp.QPTest.test_create_ud_qp_ex_no_attr|srnic's provider refuses these create_qp_ex attributes for UD"
-	"tests.test_qp.QPTest.test_query_ud_qp|srnic's provider refuses these create_qp_ex attributes for UD"
-	"tests.test_qp.QPTest.test_modify_ud_qp|srnic's provider refuses these create_qp_ex attributes for UD"
-	"tests.test_qp.QPTest.test_create_uc_qp_ex_with_attr|srnic's provider refuses these create_qp_ex attributes for UC"
-	"tests.test_qp.QPTest.test_query_uc_qp|srnic's provider refuses these create_qp_ex attributes for UC"
 )
 declare -A NGAP
 for g in "${NATIVE_GAPS[@]}"; do

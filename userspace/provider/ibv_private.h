@@ -350,6 +350,7 @@ SRNIC_IBV_CMD(ibv_get_context, ib_uverbs_get_context);
 SRNIC_IBV_CMD(ibv_query_port, ib_uverbs_query_port);
 SRNIC_IBV_CMD(ibv_alloc_pd, ib_uverbs_alloc_pd);
 SRNIC_IBV_CMD(ibv_reg_mr, ib_uverbs_reg_mr);
+SRNIC_IBV_CMD(ibv_alloc_mw, ib_uverbs_alloc_mw);
 SRNIC_IBV_CMD(ibv_create_cq, ib_uverbs_create_cq);
 SRNIC_IBV_CMD(ibv_resize_cq, ib_uverbs_resize_cq);
 SRNIC_IBV_CMD(ibv_create_qp, ib_uverbs_create_qp);
@@ -432,6 +433,15 @@ int ibv_cmd_reg_dmabuf_mr(struct ibv_pd *pd, uint64_t offset, size_t length,
 #define SRNIC_CMD_REG_DMABUF_MR(pd, off, len, iova, fd, access, vmr) \
 	ibv_cmd_reg_dmabuf_mr(pd, off, len, iova, fd, access, vmr, NULL)
 #endif
+/*
+ * Memory windows: the same arguments in rdma-core 44 and 56 (their machine
+ * code reads the same registers and one stack argument, resp_size).
+ */
+int ibv_cmd_alloc_mw(struct ibv_pd *pd, enum ibv_mw_type type,
+		     struct ibv_mw *mw, struct ibv_alloc_mw *cmd,
+		     size_t cmd_size, struct ib_uverbs_alloc_mw_resp *resp,
+		     size_t resp_size);
+int ibv_cmd_dealloc_mw(struct ibv_mw *mw);
 int ibv_cmd_create_cq(struct ibv_context *context, int cqe,
 		      struct ibv_comp_channel *channel, int comp_vector,
 		      struct ibv_cq *cq, struct ibv_create_cq *cmd,

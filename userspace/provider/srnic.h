@@ -150,6 +150,16 @@ int srnic_destroy_qp(struct ibv_qp *ibqp);
 int srnic_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
 		    struct ibv_recv_wr **bad_wr);
 
+/* srnic_mw.c */
+struct ibv_mw *srnic_alloc_mw(struct ibv_pd *pd, enum ibv_mw_type type);
+int srnic_dealloc_mw(struct ibv_mw *mw);
+int srnic_bind_mw(struct ibv_qp *qp, struct ibv_mw *mw,
+		  struct ibv_mw_bind *mw_bind);
+int srnic_bind_check(const struct ibv_qp *qp, const struct ibv_mw *mw,
+		     uint32_t rkey, const struct ibv_mw_bind_info *info);
+void srnic_wqe_fill_bind(struct rxe_send_wqe *wqe, const struct ibv_mw *mw,
+			 uint32_t rkey, const struct ibv_mw_bind_info *info);
+
 /* srnic_wr.c */
 bool srnic_wr_ops_supported(uint64_t send_ops_flags);
 void srnic_qp_set_wr_ops(struct srnic_qp *qp);

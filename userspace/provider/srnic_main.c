@@ -184,7 +184,9 @@ static void srnic_free_context(struct ibv_context *ibctx)
 }
 
 static const struct verbs_context_ops srnic_ctx_ops = {
+	.alloc_mw = srnic_alloc_mw,
 	.alloc_pd = srnic_alloc_pd,
+	.bind_mw = srnic_bind_mw,
 	.attach_mcast = ibv_cmd_attach_mcast,
 	.create_ah = srnic_create_ah,
 	.create_cq = srnic_create_cq,
@@ -192,6 +194,7 @@ static const struct verbs_context_ops srnic_ctx_ops = {
 	.create_qp = srnic_create_qp,
 	.create_qp_ex = srnic_create_qp_ex,
 	.create_srq = srnic_create_srq,
+	.dealloc_mw = srnic_dealloc_mw,
 	.dealloc_pd = srnic_dealloc_pd,
 	.dereg_mr = srnic_dereg_mr,
 	.destroy_ah = srnic_destroy_ah,

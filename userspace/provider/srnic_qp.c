@@ -126,14 +126,24 @@ err_free:
 	return NULL;
 }
 
-/* What create_qp_ex can do beyond create_qp: the ibv_wr_*() send API. */
+/*
+ * What create_qp_ex can do beyond create_qp: the ibv_wr_*() send API. No
+ * creation flag is supported, but the empty set may be passed (pyverbs'
+ * tests do, at random).
+ */
+#define SRNIC_QP_INIT_ATTR_MASK (IBV_QP_INIT_ATTR_PD |			\
+				 IBV_QP_INIT_ATTR_CREATE_FLAGS |		\
+				 IBV_QP_INIT_ATTR_SEND_OPS_FLAGS)
+
 static int srnic_qp_ex_check(const struct ibv_qp_init_attr_ex *attr)
 {
 	if (!(attr->comp_mask & IBV_QP_INIT_ATTR_PD) ||
-	    (attr->comp_mask & ~(uint32_t)(IBV_QP_INIT_ATTR_PD |
-					   IBV_QP_INIT_ATTR_SEND_OPS_FLAGS)))
+	    (attr->comp_mask & ~(uint32_t)SRNIC_QP_INIT_ATTR_MASK))
 		return EOPNOTSUPP;
 	if (!srnic_qp_type_ok(attr->qp_type))
+		return EOPNOTSUPP;
+	if ((attr->comp_mask & IBV_QP_INIT_ATTR_CREATE_FLAGS) &&
+	    attr->create_flags)
 		return EOPNOTSUPP;
 	if ((attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS) &&
 	    !srnic_wr_ops_supported(attr->send_ops_flags))
@@ -147,6 +157,7 @@ struct ibv_qp *srnic_create_qp_ex(struct ibv_context *context,
 	struct srnic_create_qp_resp resp = {};
 	struct srnic_create_qp_cmd cmd;
 	struct srnic_qp *qp;
+	uint32_t comp_mask;
 	int err;
 
 	err = srnic_qp_ex_check(attr);
@@ -163,8 +174,15 @@ struct ibv_qp *srnic_create_qp_ex(struct ibv_context *context,
 		errno = err;
 		return NULL;
 	}
+	/*
+	 * libibverbs' command takes PD, XRCD and SEND_OPS_FLAGS only (EINVAL
+	 * otherwise, in 44 and 56): no flags is no CREATE_FLAGS.
+	 */
+	comp_mask = attr->comp_mask;
+	attr->comp_mask &= ~(uint32_t)IBV_QP_INIT_ATTR_CREATE_FLAGS;
 	err = ibv_cmd_create_qp_ex(context, &qp->vqp, attr, &cmd.ibv,
 				   sizeof(cmd), &resp.ibv, sizeof(resp));
+	attr->comp_mask = comp_mask;
 	if (err)
 		goto err_free;
 	err = srnic_qp_map(qp, context->cmd_fd, &resp.drv, !attr->srq);

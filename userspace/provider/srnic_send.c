@@ -29,13 +29,13 @@ bool srnic_opcode_ok(enum ibv_qp_type type, enum ibv_wr_opcode op)
 	case IBV_WR_RDMA_WRITE_WITH_IMM:
 	case IBV_WR_SEND_WITH_INV:
 	case IBV_WR_LOCAL_INV:
+	case IBV_WR_BIND_MW:
 		return type == IBV_QPT_RC || type == IBV_QPT_UC;
 	case IBV_WR_RDMA_READ:
 	case IBV_WR_ATOMIC_CMP_AND_SWP:
 	case IBV_WR_ATOMIC_FETCH_AND_ADD:
 		return type == IBV_QPT_RC;
 	default:
-		/* BIND_MW needs memory windows, not in this provider yet */
 		return false;
 	}
 }
@@ -63,7 +63,14 @@ static int srnic_send_wr_check(const struct srnic_qp *qp,
 	enum ibv_qp_type type = qp->vqp.qp.qp_type;
 	uint64_t len;
 
-	if (wr->num_sge < 0 || !srnic_opcode_ok(type, wr->opcode))
+	if (!srnic_opcode_ok(type, wr->opcode))
+		return EINVAL;
+	/* a bind carries no data: its scatter list is not read */
+	if (wr->opcode == IBV_WR_BIND_MW)
+		return srnic_bind_check(&qp->vqp.qp, wr->bind_mw.mw,
+					wr->bind_mw.rkey,
+					&wr->bind_mw.bind_info);
+	if (wr->num_sge < 0)
 		return EINVAL;
 	/* inline data may gather from more buffers than a WQE has SGEs */
 	if (!(wr->send_flags & IBV_SEND_INLINE) &&
@@ -173,6 +180,11 @@ static void srnic_wqe_fill(struct rxe_send_wqe *wqe,
 	wqe->wr.wr_id = wr->wr_id;
 	wqe->wr.opcode = wr->opcode;
 	wqe->wr.send_flags = wr->send_flags;
+	if (wr->opcode == IBV_WR_BIND_MW) {
+		srnic_wqe_fill_bind(wqe, wr->bind_mw.mw, wr->bind_mw.rkey,
+				    &wr->bind_mw.bind_info);
+		return;
+	}
 	srnic_wqe_fill_wr(wqe, wr, type);
 	if (wr->send_flags & IBV_SEND_INLINE)
 		srnic_wqe_fill_inline(wqe, wr);
@@ -217,6 +229,9 @@ int srnic_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 		}
 		srnic_wqe_fill(wqe, wr, ibqp->qp_type);
 		srnic_ring_produce(&qp->sq);
+		/* the next bind names the window by this key (srnic_mw.c) */
+		if (wr->opcode == IBV_WR_BIND_MW)
+			wr->bind_mw.mw->rkey = wr->bind_mw.rkey;
 		posted++;
 	}
 	pthread_spin_unlock(&qp->sq_lock);

@@ -26,7 +26,8 @@
 		      IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP |		\
 		      IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD |		\
 		      IBV_QP_EX_WITH_LOCAL_INV |			\
-		      IBV_QP_EX_WITH_SEND_WITH_INV)
+		      IBV_QP_EX_WITH_SEND_WITH_INV |			\
+		      IBV_QP_EX_WITH_BIND_MW)
 
 bool srnic_wr_ops_supported(uint64_t send_ops_flags)
 {
@@ -146,6 +147,33 @@ static void srnic_wr_local_inv(struct ibv_qp_ex *qpx, uint32_t rkey)
 
 	if (wqe)
 		wqe->wr.ex.invalidate_rkey = rkey;
+}
+
+/*
+ * The window's rkey becomes @rkey now, as with post_send: a batch that is
+ * aborted or fails leaves the window named by a key it did not get, and a
+ * later bind of it fails (IBV_WC_MW_BIND_ERR).
+ */
+static void srnic_wr_bind_mw(struct ibv_qp_ex *qpx, struct ibv_mw *mw,
+			     uint32_t rkey,
+			     const struct ibv_mw_bind_info *bind_info)
+{
+	struct srnic_qp *qp = qpx_to_srnic(qpx);
+	struct rxe_send_wqe *wqe;
+	int err;
+
+	if (qp->wr_err)
+		return;
+	err = srnic_bind_check(&qpx->qp_base, mw, rkey, bind_info);
+	if (err) {
+		srnic_wr_fail(qp, err);
+		return;
+	}
+	wqe = srnic_wr_open(qpx, IBV_WR_BIND_MW);
+	if (!wqe)
+		return;
+	srnic_wqe_fill_bind(wqe, mw, rkey, bind_info);
+	mw->rkey = rkey;
 }
 
 static void srnic_wr_rdma(struct ibv_qp_ex *qpx, enum ibv_wr_opcode op,
@@ -324,6 +352,7 @@ void srnic_qp_set_wr_ops(struct srnic_qp *qp)
 	qpx->wr_send_imm = srnic_wr_send_imm;
 	qpx->wr_send_inv = srnic_wr_send_inv;
 	qpx->wr_local_inv = srnic_wr_local_inv;
+	qpx->wr_bind_mw = srnic_wr_bind_mw;
 	qpx->wr_rdma_write = srnic_wr_rdma_write;
 	qpx->wr_rdma_write_imm = srnic_wr_rdma_write_imm;
 	qpx->wr_rdma_read = srnic_wr_rdma_read;

@@ -254,6 +254,11 @@ int ibv_cmd_create_qp_ex(struct ibv_context *context, struct verbs_qp *qp,
 	int err;
 
 	(void)context;
+	/* libibverbs' check: PD, XRCD and SEND_OPS_FLAGS only */
+	if (attr_ex->comp_mask & ~(uint32_t)(IBV_QP_INIT_ATTR_PD |
+					     IBV_QP_INIT_ATTR_XRCD |
+					     IBV_QP_INIT_ATTR_SEND_OPS_FLAGS))
+		return EINVAL;
 	err = ibv_cmd_create_qp(attr_ex->pd, &qp->qp, &attr, cmd, cmd_size,
 				resp, resp_size);
 	attr_ex->cap = attr.cap;
@@ -344,6 +349,35 @@ int ibv_cmd_create_ah(struct ibv_pd *pd, struct ibv_ah *ah,
 int ibv_cmd_destroy_ah(struct ibv_ah *ah)
 {
 	(void)ah;
+	return 0;
+}
+
+static int mws_allocated;
+
+int ibv_cmd_alloc_mw(struct ibv_pd *pd, enum ibv_mw_type type,
+		     struct ibv_mw *mw, struct ibv_alloc_mw *cmd,
+		     size_t cmd_size, struct ib_uverbs_alloc_mw_resp *resp,
+		     size_t resp_size)
+{
+	(void)cmd;
+	/* srnic_alloc_mw() takes no driver data and answers none */
+	CHECK(cmd_size == sizeof(*cmd));
+	CHECK(resp_size == sizeof(*resp));
+	if (type != IBV_MW_TYPE_1 && type != IBV_MW_TYPE_2)
+		return EINVAL;
+	mws_allocated++;
+	mw->context = pd->context;
+	mw->pd = pd;
+	mw->type = type;
+	mw->handle = 40 + mws_allocated;
+	mw->rkey = (0x300u + mws_allocated) << 8 | 0x2a;
+	return 0;
+}
+
+int ibv_cmd_dealloc_mw(struct ibv_mw *mw)
+{
+	(void)mw;
+	mws_allocated--;
 	return 0;
 }
 
@@ -693,6 +727,164 @@ static void check_wr_api(struct ibv_context *ctx, struct ibv_pd *pd,
 	CHECK(ctx_ops->destroy_qp(qp) == 0);
 }
 
+/*
+ * Memory windows: type 1 bound by ibv_bind_mw() with the next key byte,
+ * type 2 by post_send and ibv_wr_bind_mw() with the consumer's key; every
+ * bind a BIND_MW WQE in the rxe layout (what srnic_swqe_from_user() reads).
+ */
+static void check_mw(struct ibv_context *ctx, struct ibv_pd *pd,
+		     struct ibv_cq *cq)
+{
+	struct ibv_qp_init_attr_ex attr = {
+		.send_cq = cq, .recv_cq = cq, .qp_type = IBV_QPT_RC,
+		.cap = { .max_send_wr = 8, .max_recv_wr = 2, .max_send_sge = 1,
+			 .max_recv_sge = 1 },
+		.comp_mask = IBV_QP_INIT_ATTR_PD |
+			     IBV_QP_INIT_ATTR_SEND_OPS_FLAGS,
+		.pd = pd,
+		.send_ops_flags = IBV_QP_EX_WITH_RDMA_WRITE |
+				  IBV_QP_EX_WITH_BIND_MW,
+	};
+	struct ibv_qp_attr rts = { .qp_state = IBV_QPS_RTS };
+	struct ibv_mr mr = { .context = ctx, .pd = pd, .lkey = 0x77 };
+	struct ibv_mw_bind bind = {
+		.wr_id = 5, .send_flags = IBV_SEND_SIGNALED,
+		.bind_info = { .mr = &mr, .addr = 0x10000, .length = 4096,
+			       .mw_access_flags = IBV_ACCESS_REMOTE_WRITE },
+	};
+	struct ibv_send_wr wr = { .wr_id = 6, .opcode = IBV_WR_BIND_MW };
+	struct ibv_send_wr *bad = NULL;
+	struct ibv_mw *mw1, *mw2;
+	struct rxe_send_wqe *w;
+	struct ibv_qp_ex *qpx;
+	struct ibv_qp *qp, *ud;
+	uint32_t key1, key2;
+
+	errno = 0;
+	CHECK(ctx_ops->alloc_mw(pd, (enum ibv_mw_type)3) == NULL &&
+	      errno == EINVAL);
+	mw1 = ctx_ops->alloc_mw(pd, IBV_MW_TYPE_1);
+	mw2 = ctx_ops->alloc_mw(pd, IBV_MW_TYPE_2);
+	CHECK(mw1 && mw2 && mws_allocated == 2);
+	qp = ctx_ops->create_qp_ex(ctx, &attr);
+	CHECK(qp != NULL);
+	if (!mw1 || !mw2 || !qp)
+		return;
+	qpx = ibv_qp_to_qp_ex(qp);
+	CHECK(qpx != NULL && qpx->wr_bind_mw != NULL);
+	/* before RTS, nothing is posted and the key stays */
+	key1 = mw1->rkey;
+	CHECK(ctx_ops->bind_mw(qp, mw1, &bind) == EINVAL && mw1->rkey == key1);
+	CHECK(ctx_ops->modify_qp(qp, &rts, IBV_QP_STATE) == 0);
+
+	/* type 1: ibv_bind_mw(), the next key byte */
+	send_doorbells = 0;
+	CHECK(ctx_ops->bind_mw(qp, mw2, &bind) == EINVAL);
+	CHECK(ctx_ops->bind_mw(qp, mw1, &bind) == 0);
+	CHECK(send_doorbells == 1 && kprod(last_sq) == 1);
+	CHECK(mw1->rkey == ((key1 & ~0xffu) | ((key1 + 1) & 0xff)));
+	w = kslot(last_sq, 0);
+	CHECK(w->wr.opcode == IBV_WR_BIND_MW && w->wr.wr_id == 5);
+	CHECK(w->wr.send_flags == IBV_SEND_SIGNALED);
+	CHECK(w->wr.wr.mw.mw_rkey == key1 && w->wr.wr.mw.rkey == mw1->rkey);
+	CHECK(w->wr.wr.mw.mr_lkey == 0x77 && w->wr.wr.mw.addr == 0x10000);
+	CHECK(w->wr.wr.mw.length == 4096);
+	CHECK(w->wr.wr.mw.access == IBV_ACCESS_REMOTE_WRITE);
+	CHECK(w->dma.num_sge == 0 && w->dma.length == 0);
+	/* unbinding a type 1 window: length 0, the key moves on again */
+	key1 = mw1->rkey;
+	bind.bind_info.length = 0;
+	CHECK(ctx_ops->bind_mw(qp, mw1, &bind) == 0);
+	w = kslot(last_sq, 1);
+	CHECK(w->wr.wr.mw.mw_rkey == key1 && w->wr.wr.mw.length == 0);
+	CHECK(mw1->rkey != key1 && (mw1->rkey >> 8) == (key1 >> 8));
+	bind.bind_info.length = 4096;
+
+	/* type 2 by post_send: the consumer's key byte, not the index */
+	key2 = mw2->rkey;
+	wr.bind_mw.mw = mw2;
+	wr.bind_mw.bind_info = bind.bind_info;
+	wr.bind_mw.rkey = key2 + 0x100;
+	CHECK(ctx_ops->post_send(qp, &wr, &bad) == EINVAL && bad == &wr);
+	wr.bind_mw.rkey = (key2 & ~0xffu) | 0x99;
+	wr.bind_mw.bind_info.length = 0;	/* a type 2 bind binds */
+	CHECK(ctx_ops->post_send(qp, &wr, &bad) == EINVAL);
+	wr.bind_mw.bind_info.length = 4096;
+	wr.num_sge = -1;			/* not read for a bind */
+	CHECK(ctx_ops->post_send(qp, &wr, &bad) == 0 && kprod(last_sq) == 3);
+	w = kslot(last_sq, 2);
+	CHECK(w->wr.opcode == IBV_WR_BIND_MW && w->wr.wr_id == 6);
+	CHECK(w->wr.wr.mw.mw_rkey == key2 && w->wr.wr.mw.rkey == wr.bind_mw.rkey);
+	CHECK(mw2->rkey == wr.bind_mw.rkey);
+
+	/* type 2 by ibv_wr_bind_mw() */
+	key2 = mw2->rkey;
+	ibv_wr_start(qpx);
+	qpx->wr_id = 7;
+	qpx->wr_flags = IBV_SEND_SIGNALED;
+	ibv_wr_bind_mw(qpx, mw2, (key2 & ~0xffu) | 0x5a, &bind.bind_info);
+	CHECK(ibv_wr_complete(qpx) == 0 && kprod(last_sq) == 4);
+	w = kslot(last_sq, 3);
+	CHECK(w->wr.opcode == IBV_WR_BIND_MW && w->wr.wr_id == 7);
+	CHECK(w->wr.wr.mw.mw_rkey == key2 &&
+	      w->wr.wr.mw.rkey == ((key2 & ~0xffu) | 0x5a));
+	CHECK(w->wr.wr.mw.mr_lkey == 0x77 && w->wr.wr.mw.length == 4096);
+	CHECK(mw2->rkey == ((key2 & ~0xffu) | 0x5a));
+	/* a bad bind fails the batch whole */
+	ibv_wr_start(qpx);
+	ibv_wr_bind_mw(qpx, mw2, mw2->rkey + 0x100, &bind.bind_info);
+	CHECK(ibv_wr_complete(qpx) == EINVAL && kprod(last_sq) == 4);
+	CHECK(ctx_ops->destroy_qp(qp) == 0);
+
+	/* UD QPs bind no window */
+	ud = make_qp(ctx, pd, cq, IBV_QPT_UD, 4);
+	if (ud) {
+		wr.bind_mw.rkey = mw2->rkey + 1;
+		wr.num_sge = 0;
+		CHECK(ctx_ops->post_send(ud, &wr, &bad) == EINVAL);
+		CHECK(ctx_ops->destroy_qp(ud) == 0);
+	}
+	CHECK(ctx_ops->dealloc_mw(mw1) == 0);
+	CHECK(ctx_ops->dealloc_mw(mw2) == 0);
+	CHECK(mws_allocated == 0);
+}
+
+/*
+ * create_qp_ex of each type, with the empty set of creation flags (pyverbs
+ * passes it); a flag is refused, and libibverbs never sees CREATE_FLAGS.
+ */
+static void check_qp_ex_types(struct ibv_context *ctx, struct ibv_pd *pd,
+			      struct ibv_cq *cq)
+{
+	static const enum ibv_qp_type types[] = {
+		IBV_QPT_RC, IBV_QPT_UC, IBV_QPT_UD
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(types) / sizeof(types[0]); i++) {
+		struct ibv_qp_init_attr_ex attr = {
+			.send_cq = cq, .recv_cq = cq, .qp_type = types[i],
+			.cap = { .max_send_wr = 4, .max_recv_wr = 4,
+				 .max_send_sge = 1, .max_recv_sge = 1 },
+			.comp_mask = IBV_QP_INIT_ATTR_PD |
+				     IBV_QP_INIT_ATTR_CREATE_FLAGS,
+			.pd = pd,
+		};
+		struct ibv_qp *qp;
+
+		qp = ctx_ops->create_qp_ex(ctx, &attr);
+		CHECK(qp != NULL && qp->qp_type == types[i]);
+		CHECK(attr.comp_mask == (IBV_QP_INIT_ATTR_PD |
+					 IBV_QP_INIT_ATTR_CREATE_FLAGS));
+		if (qp)
+			CHECK(ctx_ops->destroy_qp(qp) == 0);
+		attr.create_flags = IBV_QP_CREATE_SCATTER_FCS;
+		errno = 0;
+		CHECK(ctx_ops->create_qp_ex(ctx, &attr) == NULL &&
+		      errno == EOPNOTSUPP);
+	}
+}
+
 /* Extended CQ polling: one entry at a time, released as the caller moves. */
 static void check_cq_ex(struct ibv_context *ctx)
 {
@@ -806,6 +998,8 @@ int main(int argc, char **argv)
 			check_ud(ctx, &pd, cq);
 			check_recv_and_poll(ctx, &pd, cq);
 			check_wr_api(ctx, &pd, cq);
+			check_mw(ctx, &pd, cq);
+			check_qp_ex_types(ctx, &pd, cq);
 			CHECK(ctx_ops->destroy_cq(cq) == 0);
 		}
 		check_srq(ctx, &pd);
