@@ -32,20 +32,20 @@
 #                                 senders -> receiver, SECS seconds from
 #                                 when all 8 have sent, then stopped;
 #                                 samples every INC_SAMPLE s into
-#                                 $INC_OUT/rate.dat: "t r1 .. r8 e s"
+#                                 $INC_OUT/rate.dat: "t r1 .. r8 e s g"
 #                                 (MiB/s: each sender's rate into its leaf,
 #                                 the receiver link's egress, the spines'
-#                                 links into leaf 1 together). Over the
-#                                 window in which all 8 are under way
+#                                 links into leaf 1 together, goodput: e x
+#                                 the share of the receiver's packets that
+#                                 were new, not out of sequence (go-back-N
+#                                 throws those away), not duplicates). Over
+#                                 the window in which all 8 are under way
 #                                 (INC_WINDOW samples, those in which one
 #                                 starts or ends left out): INC_BW[n] (flow
 #                                 n's mean rate), INC_JAIN (their Jain's
-#                                 index), INC_RX_STEADY / INC_SP_STEADY
-#                                 (median egress of the receiver link / the
-#                                 spine links into leaf 1), INC_GOODPUT
-#                                 (INC_RX_STEADY x INC_EFF, the share of
-#                                 the receiver's packets that were new: not
-#                                 out of sequence, not duplicates); over
+#                                 index), INC_RX_STEADY / INC_SP_STEADY /
+#                                 INC_GOODPUT (medians of e, s, g),
+#                                 INC_EFF (INC_GOODPUT / INC_RX_STEADY); over
 #                                 the run: INC_FAILED (flows that never
 #                                 sent or whose client ended before the
 #                                 stop), INC_DROPS (every
@@ -63,6 +63,10 @@ set -u
 INC_OUT=${INC_OUT:-$PWD/build/incast}
 INC_SAMPLE=${INC_SAMPLE:-0.5}
 INC_N=8
+# the QPs' local ACK timeout (4.096 us x 2^N): 17, 537 ms, above a full
+# 150 KiB buffer's drain at 5 Mbit/s (240 ms); perftest's 14 (67 ms) is
+# below it, and spurious timeouts resend whole windows
+INC_QP_TIMEOUT=${INC_QP_TIMEOUT:-17}
 declare -a INC_BW=()
 declare -A INC_PID=()
 
@@ -199,12 +203,17 @@ _inc_bytes() {
 		read -r _ f <<<"${by[$ns.tol1]:-0 0}"
 		s=$((s + f))
 	done
-	echo "$out$e $s"
+	# the receiver's packets: all, out of sequence, duplicates
+	local c=/sys/class/infiniband/fb1x3/ports/1/hw_counters r o d
+	read -r r <"$c/rcvd_pkts"
+	read -r o <"$c/out_of_seq_request"
+	read -r d <"$c/duplicate_request"
+	echo "$out$e $s $r $o $d"
 }
 
 # _inc_sampler STOPFILE: "t r1 .. r8 e s" every INC_SAMPLE s until STOPFILE
 _inc_sampler() {
-	local stop=$1 t0 now tprev line i r
+	local stop=$1 t0 now tprev line i r pk new
 	local -a prev cur
 	t0=${EPOCHREALTIME/[.,]/}
 	tprev=$t0
@@ -214,8 +223,18 @@ _inc_sampler() {
 		now=${EPOCHREALTIME/[.,]/}
 		read -r -a cur <<<"$(_inc_bytes)"
 		printf -v line '%d.%02d' $(((now - t0) / 1000000)) $(((now - t0) / 10000 % 100))
-		for ((i = 0; i < ${#cur[@]}; i++)); do
-			r=$(((cur[i] - prev[i]) * 100000000 / 1048576 / (now - tprev)))
+		for ((i = 0; i < INC_N + 3; i++)); do
+			if [ "$i" -lt $((INC_N + 2)) ]; then
+				r=$((cur[i] - prev[i]))
+			else
+				# goodput: the receiver link's bytes x the share of
+				# the receiver's packets that were new
+				pk=$((cur[i] - prev[i]))
+				new=$((pk - (cur[i + 1] - prev[i + 1]) - (cur[i + 2] - prev[i + 2])))
+				r=0
+				[ "$pk" -le 0 ] || r=$(((cur[INC_N] - prev[INC_N]) * new / pk))
+			fi
+			r=$((r * 100000000 / 1048576 / (now - tprev)))
 			printf -v line '%s %d.%02d' "$line" $((r / 100)) $((r % 100))
 		done
 		echo "$line"
@@ -261,7 +280,7 @@ _inc_all_sent() {
 }
 
 inc_run() {
-	local secs=$1 n j k port gd gs spid q0 q1 c0 c1 rcvd bad devs="" pids=()
+	local secs=$1 n j k port gd gs spid q0 q1 c0 c1 devs="" pids=()
 	gd=$(roce_gid_index fb1x3 10.1.3.2)
 	for n in $(seq "$INC_N"); do
 		read -r j k <<<"$(_inc_host "$n")"
@@ -291,7 +310,7 @@ inc_run() {
 		gs=$(roce_gid_index "fb${j}x$k" "10.$j.$k.2")
 		bg_start "pids[$((INC_N + n))]" ip netns exec "fbh${j}x$k" ib_send_bw \
 			-d "fb${j}x$k" -x "$gs" -p $((18800 + n)) -s 65536 -n 1000000 \
-			-e -F 10.1.3.2 >"$INC_OUT/cli$n.log" 2>&1
+			-e -F -u "$INC_QP_TIMEOUT" 10.1.3.2 >"$INC_OUT/cli$n.log" 2>&1
 	done
 	settle -t 60 _inc_all_sent "$INC_OUT/rate.dat" ||
 		echo "incast: not every flow sent within 60 s" >&2
@@ -323,12 +342,8 @@ inc_run() {
 	INC_WINDOW=$(wc -l <"$INC_OUT/window.dat")
 	INC_RX_STEADY=$(_inc_median "$INC_OUT/window.dat" $((INC_N + 2)))
 	INC_SP_STEADY=$(_inc_median "$INC_OUT/window.dat" $((INC_N + 3)))
-	# the share of the packets the receiver got that were new: neither
-	# out of sequence (go-back-N throws them away) nor duplicates
-	rcvd=$(delta INC_C0 fb1x3 rcvd_pkts)
-	bad=$(($(delta INC_C0 fb1x3 out_of_seq_request) + $(delta INC_C0 fb1x3 duplicate_request)))
-	INC_EFF=$(awk -v r="$rcvd" -v b="$bad" 'BEGIN { printf "%.3f", (r > 0 ? (r - b) / r : 0) }')
-	INC_GOODPUT=$(awk -v e="$INC_EFF" -v r="$INC_RX_STEADY" 'BEGIN { printf "%.2f", e * r }')
+	INC_GOODPUT=$(_inc_median "$INC_OUT/window.dat" $((INC_N + 4)))
+	INC_EFF=$(awk -v g="$INC_GOODPUT" -v r="$INC_RX_STEADY" 'BEGIN { printf "%.3f", (r > 0 ? g / r : 0) }')
 	# each flow's mean rate over the window, and their Jain's index
 	INC_BW=()
 	for n in $(seq "$INC_N"); do
