@@ -136,7 +136,7 @@ if [ "$incast" = 1 ]; then
 	{
 		echo "set terminal pngcairo size $((600 * cols)),$((380 * rows)) font ',10'"
 		echo "set output '$out/incast-rate.png'"
-		echo "set multiplot layout $rows,$cols title 'srnic incast 8:1 on a leaf-spine ($spines spines, 4 leaves): each sender'\''s rate into its leaf, links $rate Mbit/s ($mib MiB/s)'"
+		echo "set multiplot layout $rows,$cols title \"srnic incast 8:1 on a leaf-spine ($spines spines, 4 leaves): each sender's rate into its leaf, links $rate Mbit/s ($mib MiB/s)\""
 		echo "set xlabel 'time (s)'; set ylabel 'MiB/s'; set grid; set key top right font ',8'"
 		for c in $cases; do
 			for mode in $dcqcn; do

@@ -80,6 +80,7 @@ inc_up() {
 	mkdir -p "$INC_OUT" || return 1
 	# a switch port's buffer: 150 KiB (RED's default of 12 x ECN_KB, 60
 	# KiB at 5, overflowed at every flow's start: most of the drops)
+	# shellcheck disable=SC2034 # fabric_lib.sh reads it
 	FAB_BUF_KB=${INC_BUF_KB:-150}
 	fab_up "$spines" 4 3 "$rate" "$ecn" || return 1
 	# the hosts' NIC ports: RATE, a FIFO deep enough that a sender's
