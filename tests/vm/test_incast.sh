@@ -12,7 +12,7 @@
 #   - incast, DCQCN off, then on. On: no flow fails, CNPs sent and
 #     handled; the receiver link busy (median egress >= 0.8 x its rate);
 #     goodput (that egress x the share of the receiver's packets that were
-#     new, sample by sample) >= 0.35 x its rate (measured 0.42-0.46: NOT
+#     new, sample by sample) >= 0.35 x its rate (measured 0.42-0.57: NOT
 #     the 0.8, see README.md "Incast on the fabric"); Jain's index
 #     of the 8 flows >= 0.9 (measured 0.99-1.0); qdisc drops <=
 #     INC_T_DROPS % (default 40; measured 24-26 %) and retransmissions <=
