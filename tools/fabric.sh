@@ -6,17 +6,27 @@
 #
 #   tools/fabric.sh [--spines N] [--leaves N] [--hosts N] [--rate MBIT]
 #                   [--ecn-kb KIB] [--secs S] [--qps N] [--out DIR]
+#   tools/fabric.sh --incast [--dcqcn on|off|both] [--spine-rate MBIT]
+#                   [--spines N] [--rate MBIT] [--ecn-kb KIB] [--secs S]
+#                   [--out DIR]
 #
 #   --spines  spines, 2-4 (default 2)
 #   --leaves  leaves, 2-4 (default 2)
 #   --hosts   hosts per leaf, 1-4 (default 2)
-#   --rate    every link's rate in Mbit/s, 0: unshaped (default 0)
+#   --rate    every link's rate in Mbit/s, 0: unshaped (default 0;
+#             --incast: 20, 1 or more)
 #   --ecn-kb  queue at which a shaped link marks CE (RED), KiB; 0: no
-#             marking, drop-tail (default 64)
-#   --secs    traffic duration (default 5)
+#             marking, drop-tail (default 64; --incast: 5)
+#   --secs    traffic duration (default 5; --incast: 10 per run)
 #   --qps     RC QPs per flow (default 4)
 #   --out     results directory inside the checkout (default
 #             build/fabric-<date>)
+#   --incast  8 senders on the 4 leaves (2 each) to 1 receiver (a third
+#             host on leaf 1): 4 leaves x 3 hosts, 1 QP per flow
+#   --dcqcn   with --incast: DCQCN off, on, or both, one run each (both)
+#   --spine-rate  with --incast: then again with every spine's link down
+#             to the receiver's leaf at MBIT, a second bottleneck; 0: not
+#             (default: a quarter of --rate)
 #
 # Boots one tests/vm/vmrun guest running tests/bench/fabric_guest.sh: the
 # leaf-spine of tests/vm/fabric_lib.sh in network namespaces (every leaf
@@ -28,18 +38,29 @@
 # DIR/fabric.png: the topology with each link drawn as thick as the bytes it
 # carried. The guest removes everything it created when it ends; Ctrl-C
 # stops the guest (vmrun) and this script.
+#
+# --incast boots tests/bench/incast_guest.sh instead (tests/vm/incast_lib.sh):
+# the 8 flows (ib_send_bw 64 KiB, 1 QP each, CQ events) run at once for
+# --secs from when all 8 send, with DCQCN off and on, then the same with
+# two bottlenecks. Prints per run
+# goodput against the receiver link, each flow's MiB/s, Jain's index, qdisc
+# drops (all ports, the receiver link, the spine links into leaf 1), CE
+# marks, retransmissions, CNPs and the guest's CPU; writes DIR/summary.txt,
+# DIR/rate-<case>-<mode>.dat and, with gnuplot, DIR/incast-rate.png: each
+# sender's rate and the bottlenecks' egress over time, one row per case,
+# one column per DCQCN mode.
 set -euo pipefail
 export LC_ALL=C
 
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd -P)
 # shellcheck source=tests/vm/fabric_lib.sh
 . "$REPO/tests/vm/fabric_lib.sh"
-spines=2 leaves=2 hosts=2 rate=0 ecn=64 secs=5 qps=4 out=
+spines=2 leaves='' hosts='' rate='' ecn='' secs='' qps='' out='' incast=0 dcqcn='' srate=''
 
-usage() { sed -n '7,19p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+usage() { sed -n '7,30p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 while [ $# -gt 0 ]; do
 	case $1 in
-	--spines | --leaves | --hosts | --rate | --ecn-kb | --secs | --qps | --out)
+	--spines | --leaves | --hosts | --rate | --ecn-kb | --secs | --qps | --out | --dcqcn | --spine-rate)
 		[ $# -ge 2 ] || { echo "fabric.sh: $1 needs a value" >&2; exit 2; }
 		case $1 in
 		--spines) spines=$2 ;;
@@ -50,15 +71,38 @@ while [ $# -gt 0 ]; do
 		--secs) secs=$2 ;;
 		--qps) qps=$2 ;;
 		--out) out=$2 ;;
+		--dcqcn) dcqcn=$2 ;;
+		--spine-rate) srate=$2 ;;
 		esac
 		shift 2
 		;;
+	--incast) incast=1; shift ;;
 	-h | --help) usage ;;
 	*) echo "fabric.sh: unknown argument $1 (--help lists them)" >&2; exit 2 ;;
 	esac
 done
+if [ "$incast" = 1 ]; then
+	for o in leaves hosts qps; do
+		[ -z "${!o}" ] || { echo "fabric.sh: --incast has 4 leaves, 3 hosts per leaf and 1 QP per flow: no --$o" >&2; exit 2; }
+	done
+	leaves=4 hosts=3 qps=1 rate=${rate:-20} ecn=${ecn:-5} secs=${secs:-10} dcqcn=${dcqcn:-both}
+	case $dcqcn in
+	on | off) ;;
+	both) dcqcn="off on" ;;
+	*) echo "fabric.sh: --dcqcn must be on, off or both, not '$dcqcn'" >&2; exit 2 ;;
+	esac
+	[[ $rate =~ ^[0-9]+$ ]] && [ "$rate" -ge 1 ] ||
+		{ echo "fabric.sh: --incast needs shaped links: --rate from 1, not '$rate'" >&2; exit 2; }
+	srate=${srate:-$((rate / 4))}
+else
+	for o in dcqcn srate; do
+		[ -z "${!o}" ] || { echo "fabric.sh: --${o/srate/spine-rate} needs --incast" >&2; exit 2; }
+	done
+	leaves=${leaves:-2} hosts=${hosts:-2} rate=${rate:-0} ecn=${ecn:-64} secs=${secs:-5} qps=${qps:-4} srate=0
+fi
 if ! err=$({ fab_check "$spines" "$leaves" "$hosts" "$rate" "$ecn" &&
-	     _fab_int secs "$secs" 1 600 && _fab_int qps "$qps" 1 64; } 2>&1); then
+	     _fab_int secs "$secs" 1 600 && _fab_int qps "$qps" 1 64 &&
+	     _fab_int spine-rate "$srate" 0 10000; } 2>&1); then
 	echo "${err/#fabric:/fabric.sh:}" >&2
 	exit 2
 fi
@@ -76,6 +120,48 @@ mkdir -p "$out"
 
 echo "fabric.sh: $spines spines, $leaves leaves, $hosts hosts per leaf, rate ${rate} Mbit/s, results in $out" >&2
 rc=0
+if [ "$incast" = 1 ]; then
+	"$REPO/tests/vm/vmrun" --timeout $((secs * 8 + 600)) "$REPO/tests/bench/incast_guest.sh" \
+		"$spines" "$rate" "$ecn" "$srate" "$secs" "$dcqcn" "$out" >"$out/guest.log" 2>&1 || rc=$?
+	grep -E '^(fabric|incast|two|  )' "$out/guest.log" || true
+	[ "$rc" = 0 ] || echo "fabric.sh: the guest ended with $rc, see $out/guest.log" >&2
+	if ! command -v gnuplot >/dev/null; then
+		echo "fabric.sh: gnuplot not installed (tools/setup.sh): no picture" >&2
+		exit "$rc"
+	fi
+	cases=incast
+	[ "$srate" -gt 0 ] && cases="incast two"
+	rows=$(echo "$cases" | wc -w) cols=$(echo "$dcqcn" | wc -w)
+	mib=$(awk -v r="$rate" 'BEGIN { printf "%.3f", r / 8.388608 }')
+	smib=$(awk -v r="$srate" -v s="$spines" 'BEGIN { printf "%.3f", r * s / 8.388608 }')
+	{
+		echo "set terminal pngcairo size $((600 * cols)),$((380 * rows)) font ',10'"
+		echo "set output '$out/incast-rate.png'"
+		echo "set multiplot layout $rows,$cols title \"srnic incast 8:1 on a leaf-spine ($spines spines, 4 leaves): each sender's rate into its leaf, links $rate Mbit/s ($mib MiB/s)\""
+		echo "set xlabel 'time (s)'; set ylabel 'MiB/s'; set grid; set key top right font ',8'"
+		for c in $cases; do
+			for mode in $dcqcn; do
+				f=$out/rate-$c-$mode.dat
+				if [ "$c" = two ]; then
+					echo "set title 'two bottlenecks: spine links into leaf 1 at $srate Mbit/s each, DCQCN $mode'"
+				else
+					echo "set title 'incast, DCQCN $mode'"
+				fi
+				plot="plot"
+				for i in $(seq 8); do
+					plot+=" '$f' using 1:$((i + 1)) with linespoints pt 7 ps 0.4 title 'flow $i (h$(((i - 1) / 2 + 1))x$(((i - 1) % 2 + 1)))',"
+				done
+				plot+=" '$f' using 1:10 with lines lw 3 lc 'black' title 'receiver link egress',"
+				[ "$c" = two ] && plot+=" '$f' using 1:11 with lines lw 2 lc 'red' title 'spine links into leaf 1',"
+				plot+=" $mib with lines dt 2 lc 'black' title 'receiver link rate',"
+				[ "$c" = two ] && plot+=" $smib with lines dt 2 lc 'red' title 'spine links rate',"
+				echo "${plot%,}"
+			done
+		done
+		echo "unset multiplot"
+	} | gnuplot && echo "fabric.sh: picture in $out/incast-rate.png" >&2
+	exit "$rc"
+fi
 "$REPO/tests/vm/vmrun" --timeout $((secs * 3 + 600)) "$REPO/tests/bench/fabric_guest.sh" \
 	"$spines" "$leaves" "$hosts" "$rate" "$ecn" "$secs" "$qps" "$out" >"$out/guest.log" 2>&1 || rc=$?
 grep -E '^(fabric|  )' "$out/guest.log" || true

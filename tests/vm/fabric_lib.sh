@@ -17,8 +17,9 @@
 # fabric link (both directions) and every leaf's link down to a host is
 # shaped like a switch port: htb RATE for RoCEv2 (UDP 4791; everything else,
 # perftest's TCP side channel included, in a fast class) and RED marking
-# CE from ECN_KB KiB of queue (ECN_KB 0: no marking, drop-tail at 200
-# packets).
+# CE from ECN_KB KiB of queue, every packet from 3 x ECN_KB, dropping past
+# a buffer of FAB_BUF_KB KiB (default 0: 12 x ECN_KB) (ECN_KB 0: no
+# marking, drop-tail at 200 packets).
 #
 #   fab_check SPINES LEAVES HOSTS RATE ECN_KB   one line on stderr and 1 if
 #                                               a value is out of range
@@ -32,6 +33,7 @@
 #                                               up (leaf -> spine) and down
 
 FAB_SPINES=0 FAB_LEAVES=0 FAB_HOSTS=0 FAB_RATE=0 FAB_ECN_KB=0
+FAB_BUF_KB=${FAB_BUF_KB:-0}
 
 # _fab_int NAME VALUE MIN MAX
 _fab_int() {
@@ -69,7 +71,8 @@ _fab_shape() {
 	if [ "$FAB_ECN_KB" -gt 0 ]; then
 		min=$((FAB_ECN_KB * 1024)) max=$((FAB_ECN_KB * 3072))
 		tc -n "$ns" qdisc add dev "$dev" parent 1:1 handle 10: red \
-			limit $((max * 4)) min "$min" max "$max" avpkt 1100 \
+			limit $((FAB_BUF_KB > 0 ? FAB_BUF_KB * 1024 : max * 4)) \
+			min "$min" max "$max" avpkt 1100 \
 			burst $(((2 * min + max) / 3300 + 1)) probability 0.1 \
 			bandwidth "${FAB_RATE}mbit" ecn
 	else
