@@ -12,11 +12,12 @@
 #   - incast, DCQCN off, then on. On: no flow fails, CNPs sent and
 #     handled; the receiver link busy (median egress >= 0.8 x its rate);
 #     goodput (that egress x the share of the receiver's packets that were
-#     new, sample by sample) >= 0.35 x its rate (measured 0.42-0.57: NOT
+#     new, sample by sample) >= INC_T_GOODPUT x its rate (default 0.3;
+#     measured 0.42-0.57: NOT
 #     the issue's 0.8, see README.md "Incast on the fabric"); Jain's index
 #     of the 8 flows >= 0.9 (measured 0.99-1.0); qdisc drops <=
-#     INC_T_DROPS % (default 40; measured 24-26 %) and retransmissions <=
-#     INC_T_RETX % (default 75; measured 53-58 %: not the "much lower" the
+#     INC_T_DROPS % (default 50; measured 24-26 %) and retransmissions <=
+#     INC_T_RETX % (default 85; measured 53-58 %: not the "much lower" the
 #     issue asks) of DCQCN off's; the guest's CPU is not the limit (>= 20 %
 #     idle while the flows send; measured 54-74 %)
 #   - two bottlenecks: every spine's link down to leaf 1 shaped to 5
@@ -37,7 +38,9 @@ cd "$(dirname "$0")/../.." || exit 1
 . tests/vm/incast_lib.sh
 
 RATE=20 ECN=5 SRATE=5 SECS=${INC_TEST_SECS:-8}
-T_DROPS=${INC_T_DROPS:-40} T_RETX=${INC_T_RETX:-75}
+# margins over what was measured (3-4 runs each, below): a CI host runs
+# this once, and DCQCN doing nothing gives ~100 %
+T_DROPS=${INC_T_DROPS:-50} T_RETX=${INC_T_RETX:-85} T_GOODPUT=${INC_T_GOODPUT:-0.3}
 INC_OUT=$(mktemp -d)
 # lib.sh's EXIT trap counts an early end; the fabric goes first
 trap 'rc=$?; fab_down; (exit $rc); _t_exit' EXIT
@@ -79,8 +82,8 @@ t_check "DCQCN on: the receiver sent CNPs ($INC_CNP_SENT), the senders handled t
 	test "$INC_CNP_SENT" -gt 0 -a "$INC_CNP_HANDLED" -gt 0
 t_check "DCQCN on: the receiver link busy ($INC_RX_STEADY >= 0.8 x $MIBS MiB/s)" \
 	ge "$INC_RX_STEADY" "$(awk -v c="$MIBS" 'BEGIN { print 0.8 * c }')"
-t_check "DCQCN on: goodput $INC_GOODPUT MiB/s >= 0.35 x the receiver link's $MIBS MiB/s" \
-	ge "$INC_GOODPUT" "$(awk -v c="$MIBS" 'BEGIN { print 0.35 * c }')"
+t_check "DCQCN on: goodput $INC_GOODPUT MiB/s >= $T_GOODPUT x the receiver link's $MIBS MiB/s" \
+	ge "$INC_GOODPUT" "$(awk -v c="$MIBS" -v f="$T_GOODPUT" 'BEGIN { print f * c }')"
 t_check "DCQCN on: Jain's index of the 8 flows $INC_JAIN >= 0.9" ge "$INC_JAIN" 0.9
 t_check "DCQCN on: drops <= $T_DROPS % of off ($INC_DROPS vs $OFF_DROPS)" \
 	test $((INC_DROPS * 100)) -le $((OFF_DROPS * T_DROPS))
