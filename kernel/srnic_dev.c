@@ -423,6 +423,12 @@ static void srnic_dev_init_ibdev(struct srnic_dev *sdev,
 	ibdev->uverbs_cmd_mask |= BIT_ULL(IB_USER_VERBS_CMD_POST_SEND);
 	/* Off by default in ib_core; rdma-core's rxe provider arms CQs with it. */
 	ibdev->uverbs_cmd_mask |= BIT_ULL(IB_USER_VERBS_CMD_REQ_NOTIFY_CQ);
+	/*
+	 * srnic's provider (native mode) rings it, empty, after posting
+	 * receives to a QP in the error state, so that they complete flushed
+	 * (IBA 10.8.3.2); srnic_post_recv() takes no WRs from user space.
+	 */
+	ibdev->uverbs_cmd_mask |= BIT_ULL(IB_USER_VERBS_CMD_POST_RECV);
 }
 
 /*

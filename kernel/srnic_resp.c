@@ -936,7 +936,12 @@ int srnic_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 	bool flush;
 	int err = 0;
 
-	if (qp->srq || srnic_qp_state(qp) == IB_QPS_RESET) {
+	/*
+	 * A user QP's receives are in its mapped ring: from user space only
+	 * the empty doorbell that flushes them in the error state comes here.
+	 */
+	if (qp->srq || srnic_qp_state(qp) == IB_QPS_RESET ||
+	    (qp->is_user && wr)) {
 		*bad_wr = wr;
 		return -EINVAL;
 	}

@@ -95,6 +95,9 @@ t_check "ibv_devinfo -d srnicd still through rxe's provider beside it" \
 	grep -q 'state:.*PORT_ACTIVE' <(ibv_devinfo -d srnicd)
 t_check "doctor with the provider: native_provider ok, loopback self-test passes" \
 	grep -q "native_provider:ok selftest:ok" <(ip netns exec nsA bash -c "$(declare -f doctor_status); CTL=$CTL doctor_status")
+out=$(with_timeout 30 /usr/bin/python3 tests/vm/native_flush.py srnic0 2>&1)
+rc=$?
+t_from_output native_flush.py "$rc" "$out"
 pair "ibv_rc_pingpong between native devices, data checked" \
 	ibv_rc_pingpong -d srnic0 -g "$G0" -n 100 -s 4096 -c -- \
 	ibv_rc_pingpong -d srnic1 -g "$G1" -n 100 -s 4096 -c 10.99.0.1
