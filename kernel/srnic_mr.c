@@ -147,6 +147,24 @@ static int srnic_mr_publish(struct srnic_mr *mr)
 	return 0;
 }
 
+/*
+ * The last steps of a table MR's registration, once its table is filled:
+ * the range checked against the table (the caller sized the table for it,
+ * so a mismatch is a bug), the MR valid and reachable through its key.
+ */
+static int srnic_mr_activate(struct srnic_mr *mr, u64 iova, u64 length,
+			     int access)
+{
+	if (WARN_ON_ONCE(srnic_mr_check_table(mr->page_shift, mr->offset, iova,
+					      length, mr->nblocks)))
+		return -EINVAL;
+	mr->mem.access = access & SRNIC_MR_ACCESS;
+	mr->mem.iova = iova;
+	mr->mem.length = length;
+	mr->mem.state = SRNIC_MEM_VALID;
+	return srnic_mr_publish(mr);
+}
+
 static struct ib_mr *srnic_get_dma_mr(struct ib_pd *pd, int access)
 {
 	struct srnic_mr *mr;
@@ -240,15 +258,7 @@ struct ib_mr *srnic_reg_user_mr(struct ib_pd *pd, u64 start, u64 length,
 	err = srnic_mr_fill_umem(mr, umem, pgsz);
 	if (err)
 		goto err_free_mr;
-	err = srnic_mr_check_table(mr->page_shift, mr->offset, iova, length,
-				   mr->nblocks);
-	if (WARN_ON_ONCE(err))
-		goto err_free_mr;
-	mr->mem.access = access & SRNIC_MR_ACCESS;
-	mr->mem.iova = iova;
-	mr->mem.length = length;
-	mr->mem.state = SRNIC_MEM_VALID;
-	err = srnic_mr_publish(mr);
+	err = srnic_mr_activate(mr, iova, length, access);
 	if (err)
 		goto err_free_mr;
 	ibdev_dbg(pd->device, "MR %#x: %llu bytes in %u blocks of %lu\n",
@@ -369,15 +379,7 @@ struct ib_mr *srnic_reg_user_mr_dmabuf(struct ib_pd *pd, u64 offset,
 	err = srnic_mr_attach_dmabuf(mr, fd, offset, length);
 	if (err)
 		goto err_free_mr;
-	err = srnic_mr_check_table(mr->page_shift, mr->offset, iova, length,
-				   mr->nblocks);
-	if (WARN_ON_ONCE(err))
-		goto err_free_mr;
-	mr->mem.access = access & SRNIC_MR_ACCESS;
-	mr->mem.iova = iova;
-	mr->mem.length = length;
-	mr->mem.state = SRNIC_MEM_VALID;
-	err = srnic_mr_publish(mr);
+	err = srnic_mr_activate(mr, iova, length, access);
 	if (err)
 		goto err_free_mr;
 	ibdev_dbg(pd->device, "MR %#x: %llu bytes of dma-buf %s\n",
@@ -548,11 +550,7 @@ struct srnic_mr *srnic_mr_reg_pages(struct ib_pd *pd, struct page **blocks,
 	mr->nblocks = nblocks;
 	mr->page_shift = page_shift;
 	mr->offset = offset;
-	mr->mem.access = access & SRNIC_MR_ACCESS;
-	mr->mem.iova = iova;
-	mr->mem.length = length;
-	mr->mem.state = SRNIC_MEM_VALID;
-	err = srnic_mr_publish(mr);
+	err = srnic_mr_activate(mr, iova, length, access);
 	if (err) {
 		srnic_mr_free(mr);
 		return ERR_PTR(err);
