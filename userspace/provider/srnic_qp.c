@@ -66,17 +66,24 @@ static int srnic_qp_map(struct srnic_qp *qp, int cmd_fd,
 	return err;
 }
 
-static int srnic_qp_init_locks(struct srnic_qp *qp)
+/* A zeroed QP with its locks; NULL with errno set on failure. */
+static struct srnic_qp *srnic_qp_alloc(void)
 {
+	struct srnic_qp *qp = calloc(1, sizeof(*qp));
 	int err;
 
+	if (!qp)
+		return NULL;
 	err = pthread_spin_init(&qp->sq_lock, PTHREAD_PROCESS_PRIVATE);
-	if (err)
-		return err;
-	err = pthread_spin_init(&qp->rq_lock, PTHREAD_PROCESS_PRIVATE);
-	if (err)
+	if (!err) {
+		err = pthread_spin_init(&qp->rq_lock, PTHREAD_PROCESS_PRIVATE);
+		if (!err)
+			return qp;
 		pthread_spin_destroy(&qp->sq_lock);
-	return err;
+	}
+	free(qp);
+	errno = err;
+	return NULL;
 }
 
 static void srnic_qp_free(struct srnic_qp *qp)
@@ -98,15 +105,9 @@ struct ibv_qp *srnic_create_qp(struct ibv_pd *pd,
 		errno = EOPNOTSUPP;
 		return NULL;
 	}
-	qp = calloc(1, sizeof(*qp));
+	qp = srnic_qp_alloc();
 	if (!qp)
 		return NULL;
-	err = srnic_qp_init_locks(qp);
-	if (err) {
-		free(qp);
-		errno = err;
-		return NULL;
-	}
 	err = ibv_cmd_create_qp(pd, &qp->vqp.qp, attr, &cmd.ibv, sizeof(cmd),
 				&resp.ibv, sizeof(resp));
 	if (err)
@@ -165,15 +166,9 @@ struct ibv_qp *srnic_create_qp_ex(struct ibv_context *context,
 		errno = err;
 		return NULL;
 	}
-	qp = calloc(1, sizeof(*qp));
+	qp = srnic_qp_alloc();
 	if (!qp)
 		return NULL;
-	err = srnic_qp_init_locks(qp);
-	if (err) {
-		free(qp);
-		errno = err;
-		return NULL;
-	}
 	/*
 	 * libibverbs' command takes PD, XRCD and SEND_OPS_FLAGS only (EINVAL
 	 * otherwise, in 44 and 56): no flags is no CREATE_FLAGS.
