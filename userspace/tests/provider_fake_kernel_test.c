@@ -381,6 +381,45 @@ int ibv_cmd_dealloc_mw(struct ibv_mw *mw)
 	return 0;
 }
 
+/* What the last ibv_cmd_rereg_mr() was given; its answer. */
+static struct {
+	struct verbs_mr *vmr;
+	uint32_t flags;
+	void *addr;
+	size_t length;
+	uint64_t hca_va;
+	int access;
+	struct ibv_pd *pd;
+	int answer;		/* errno value to fail with, or 0 */
+} rereg;
+
+int ibv_cmd_rereg_mr(struct verbs_mr *vmr, uint32_t flags, void *addr,
+		     size_t length, uint64_t hca_va, int access,
+		     struct ibv_pd *pd, struct ibv_rereg_mr *cmd,
+		     size_t cmd_sz, struct ib_uverbs_rereg_mr_resp *resp,
+		     size_t resp_sz)
+{
+	(void)cmd;
+	/* no driver data either way (the rxe ABI has none for MRs) */
+	CHECK(cmd_sz == sizeof(*cmd));
+	CHECK(resp_sz == sizeof(*resp));
+	rereg.vmr = vmr;
+	rereg.flags = flags;
+	rereg.addr = addr;
+	rereg.length = length;
+	rereg.hca_va = hca_va;
+	rereg.access = access;
+	rereg.pd = pd;
+	if (rereg.answer) {
+		errno = rereg.answer;
+		return rereg.answer;
+	}
+	/* srnic_rereg_user_mr() keeps the keys; as libibverbs, copy them */
+	resp->lkey = vmr->ibv_mr.lkey;
+	resp->rkey = vmr->ibv_mr.rkey;
+	return 0;
+}
+
 /* ---- the checks ---- */
 
 static struct ibv_context *open_context(const char *drivers_entry)
@@ -975,6 +1014,47 @@ static void check_srq(struct ibv_context *ctx, struct ibv_pd *pd)
 	CHECK(ctx_ops->destroy_srq(srq) == 0);
 }
 
+/*
+ * rereg_mr: one command, the flags and arguments as given, the MR's own
+ * address as its iova (ibv_rereg_mr has no iova), the kernel's errno value
+ * returned and left in errno.
+ */
+static void check_rereg_mr(struct ibv_context *ctx, struct ibv_pd *pd)
+{
+	struct verbs_mr vmr = {
+		.ibv_mr = { .context = ctx, .pd = pd, .lkey = 0x1234,
+			    .rkey = 0x1234 },
+	};
+	struct ibv_pd pd2 = { .context = ctx, .handle = 9 };
+	static char buf[8192];
+	int flags;
+
+	CHECK(ctx_ops->rereg_mr != NULL);
+	if (!ctx_ops->rereg_mr)
+		return;
+	flags = IBV_REREG_MR_CHANGE_TRANSLATION | IBV_REREG_MR_CHANGE_ACCESS;
+	rereg.answer = 0;
+	CHECK(ctx_ops->rereg_mr(&vmr, flags, pd, buf + 4096, 4096,
+				IBV_ACCESS_LOCAL_WRITE) == 0);
+	CHECK(rereg.vmr == &vmr && rereg.flags == (uint32_t)flags);
+	CHECK(rereg.addr == buf + 4096 && rereg.length == 4096);
+	CHECK(rereg.hca_va == (uintptr_t)(buf + 4096));
+	CHECK(rereg.access == IBV_ACCESS_LOCAL_WRITE && rereg.pd == pd);
+	CHECK(vmr.ibv_mr.lkey == 0x1234 && vmr.ibv_mr.rkey == 0x1234);
+
+	CHECK(ctx_ops->rereg_mr(&vmr, IBV_REREG_MR_CHANGE_PD, &pd2, NULL, 0,
+				0) == 0);
+	CHECK(rereg.flags == IBV_REREG_MR_CHANGE_PD && rereg.pd == &pd2);
+
+	/* windows bound: the kernel's EBUSY, for ibv_rereg_mr's errno */
+	rereg.answer = EBUSY;
+	errno = 0;
+	CHECK(ctx_ops->rereg_mr(&vmr, IBV_REREG_MR_CHANGE_ACCESS, pd, NULL, 0,
+				IBV_ACCESS_LOCAL_WRITE) == EBUSY);
+	CHECK(errno == EBUSY);
+	rereg.answer = 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct ibv_context *ctx;
@@ -1003,6 +1083,7 @@ int main(int argc, char **argv)
 			CHECK(ctx_ops->destroy_cq(cq) == 0);
 		}
 		check_srq(ctx, &pd);
+		check_rereg_mr(ctx, &pd);
 		check_bad_ring(ctx);
 		check_cq_ex(ctx);
 		ctx_ops->free_context(ctx);
