@@ -1055,6 +1055,55 @@ static void check_rereg_mr(struct ibv_context *ctx, struct ibv_pd *pd)
 	rereg.answer = 0;
 }
 
+/* A QP taken to RESET leaves none of its completions in its CQ. */
+static void check_reset_cleans_cq(struct ibv_context *ctx, struct ibv_pd *pd)
+{
+	struct ibv_qp_init_attr attr = {
+		.qp_type = IBV_QPT_RC,
+		.cap = { .max_send_wr = 4, .max_recv_wr = 4,
+			 .max_send_sge = 1, .max_recv_sge = 1 },
+	};
+	struct ibv_qp_attr reset = { .qp_state = IBV_QPS_RESET };
+	static const uint32_t qpns[] = { 17, 18, 17, 18, 17 };
+	struct ib_uverbs_wc *kwc;
+	struct ibv_wc wc[8];
+	struct ibv_qp *qp;
+	struct ibv_cq *cq;
+	uint32_t i;
+
+	cq = ctx_ops->create_cq(ctx, 8, NULL, 0);
+	CHECK(cq != NULL);
+	if (!cq)
+		return;
+	attr.send_cq = cq;
+	attr.recv_cq = cq;
+	qp = ctx_ops->create_qp(pd, &attr);
+	CHECK(qp != NULL && qp->qp_num == 17);
+	if (!qp)
+		goto out;
+	/* what ibv_create_qp() sets */
+	qp->send_cq = cq;
+	qp->recv_cq = cq;
+	/* 16 slots: from slot 13 the entries wrap around the ring */
+	__atomic_store_n(&last_cq->producer_index, 13, __ATOMIC_RELEASE);
+	__atomic_store_n(&last_cq->consumer_index, 13, __ATOMIC_RELEASE);
+	for (i = 0; i < 5; i++) {
+		kwc = kslot(last_cq, 13 + i);
+		memset(kwc, 0, sizeof(*kwc));
+		kwc->wr_id = 200 + i;
+		kwc->qp_num = qpns[i];
+	}
+	__atomic_store_n(&last_cq->producer_index,
+			 (13 + 5) & last_cq->index_mask, __ATOMIC_RELEASE);
+	CHECK(ctx_ops->modify_qp(qp, &reset, IBV_QP_STATE) == 0);
+	CHECK(ctx_ops->poll_cq(cq, 8, wc) == 2);
+	CHECK(wc[0].wr_id == 201 && wc[0].qp_num == 18);
+	CHECK(wc[1].wr_id == 203 && wc[1].qp_num == 18);
+	CHECK(ctx_ops->destroy_qp(qp) == 0);
+out:
+	CHECK(ctx_ops->destroy_cq(cq) == 0);
+}
+
 int main(int argc, char **argv)
 {
 	struct ibv_context *ctx;
@@ -1084,6 +1133,7 @@ int main(int argc, char **argv)
 		}
 		check_srq(ctx, &pd);
 		check_rereg_mr(ctx, &pd);
+		check_reset_cleans_cq(ctx, &pd);
 		check_bad_ring(ctx);
 		check_cq_ex(ctx);
 		ctx_ops->free_context(ctx);
