@@ -75,15 +75,40 @@ int srnic_mem_add(struct srnic_dev *sdev, struct srnic_mem *mem)
 	return 0;
 }
 
+int srnic_mem_replace(struct srnic_dev *sdev, struct srnic_mem *old,
+		      struct srnic_mem *mem)
+{
+	void *curr;
+
+	lockdep_assert_held(&old->lock);
+	if (old->nbound)
+		return -EBUSY;
+	if (WARN_ON_ONCE(old->state != SRNIC_MEM_VALID))
+		return -EINVAL;
+	/* unpublished: no reader yet, the store below publishes it */
+	mem->index = old->index;
+	mem->key = old->key;
+	/* the slot is taken: replacing its entry allocates nothing */
+	curr = xa_cmpxchg(&sdev->mr_keys, old->index, old, mem, GFP_ATOMIC);
+	if (WARN_ON_ONCE(curr != old))
+		return xa_is_err(curr) ? xa_err(curr) : -EINVAL;
+	srnic_mem_set_state(old, SRNIC_MEM_INVALID);
+	return 0;
+}
+
 /*
  * srnic_mem_del() - the reverse of srnic_mem_add(), for an object the caller
  * made INVALID: removing its index stops new lookups; then the creator's
  * reference goes and the data-path users, whose operations end with
- * srnic_mem_put(), are waited for.
+ * srnic_mem_put(), are waited for. An object whose index went to its
+ * replacement (srnic_mem_replace()) leaves the index alone.
  */
 void srnic_mem_del(struct srnic_dev *sdev, struct srnic_mem *mem)
 {
-	xa_erase(&sdev->mr_keys, mem->index);
+	xa_lock(&sdev->mr_keys);
+	if (xa_load(&sdev->mr_keys, mem->index) == mem)
+		__xa_erase(&sdev->mr_keys, mem->index);
+	xa_unlock(&sdev->mr_keys);
 	srnic_mem_put(mem);
 	if (wait_for_completion_timeout(&mem->released,
 					SRNIC_MEM_RELEASE_TIMEOUT))

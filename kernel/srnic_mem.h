@@ -125,6 +125,22 @@ int srnic_mem_add(struct srnic_dev *sdev, struct srnic_mem *mem);
 void srnic_mem_del(struct srnic_dev *sdev, struct srnic_mem *mem);
 
 /**
+ * srnic_mem_replace() - let a new MR take over a VALID MR's index and key
+ * @sdev: the device
+ * @old: the MR, its lock held; left INVALID, for srnic_mem_del()
+ * @mem: the new MR, initialised and VALID but not added
+ *
+ * Reregistration: the consumer keeps using its keys and finds the new MR
+ * behind them; an access that already holds @old ends on @old, whose pages
+ * stay until srnic_mem_del() has waited for it. From here two objects carry
+ * the key, but only @mem is in the key space and @old is INVALID.
+ *
+ * Return: 0, or -EBUSY (windows are bound to @old) with nothing changed.
+ */
+int srnic_mem_replace(struct srnic_dev *sdev, struct srnic_mem *old,
+		      struct srnic_mem *mem);
+
+/**
  * srnic_mem_set_state() - make an object FREE or INVALID
  * @mem: the object, its lock held
  * @state: SRNIC_MEM_FREE or SRNIC_MEM_INVALID

@@ -148,12 +148,13 @@ static int srnic_mr_publish(struct srnic_mr *mr)
 }
 
 /*
- * The last steps of a table MR's registration, once its table is filled:
- * the range checked against the table (the caller sized the table for it,
- * so a mismatch is a bug), the MR valid and reachable through its key.
+ * The last step of a table MR's set-up, once its table is filled: the range
+ * checked against the table (the caller sized the table for it, so a
+ * mismatch is a bug), the MR valid. srnic_mr_publish() or
+ * srnic_mem_replace() then makes it reachable.
  */
-static int srnic_mr_activate(struct srnic_mr *mr, u64 iova, u64 length,
-			     int access)
+static int srnic_mr_set_valid(struct srnic_mr *mr, u64 iova, u64 length,
+			      int access)
 {
 	if (WARN_ON_ONCE(srnic_mr_check_table(mr->page_shift, mr->offset, iova,
 					      length, mr->nblocks)))
@@ -162,6 +163,18 @@ static int srnic_mr_activate(struct srnic_mr *mr, u64 iova, u64 length,
 	mr->mem.iova = iova;
 	mr->mem.length = length;
 	mr->mem.state = SRNIC_MEM_VALID;
+	return 0;
+}
+
+/* srnic_mr_set_valid() and srnic_mr_publish(): a table MR ready for use */
+static int srnic_mr_activate(struct srnic_mr *mr, u64 iova, u64 length,
+			     int access)
+{
+	int err;
+
+	err = srnic_mr_set_valid(mr, iova, length, access);
+	if (err)
+		return err;
 	return srnic_mr_publish(mr);
 }
 
@@ -214,8 +227,13 @@ static int srnic_mr_fill_umem(struct srnic_mr *mr, struct ib_umem *umem,
 	return 0;
 }
 
-struct ib_mr *srnic_reg_user_mr(struct ib_pd *pd, u64 start, u64 length,
-				u64 iova, int access, struct ib_udata *udata)
+/*
+ * A user MR over [@start, @start + @length) at @iova, pinned and
+ * translated, VALID but not yet reachable: srnic_mr_publish() gives it a
+ * key, srnic_mem_replace() an existing one. Undo with srnic_mr_free().
+ */
+static struct srnic_mr *srnic_mr_new_user(struct ib_pd *pd, u64 start,
+					  u64 length, u64 iova, int access)
 {
 	struct ib_umem *umem;
 	struct srnic_mr *mr;
@@ -258,18 +276,104 @@ struct ib_mr *srnic_reg_user_mr(struct ib_pd *pd, u64 start, u64 length,
 	err = srnic_mr_fill_umem(mr, umem, pgsz);
 	if (err)
 		goto err_free_mr;
-	err = srnic_mr_activate(mr, iova, length, access);
+	err = srnic_mr_set_valid(mr, iova, length, access);
 	if (err)
 		goto err_free_mr;
-	ibdev_dbg(pd->device, "MR %#x: %llu bytes in %u blocks of %lu\n",
-		  mr->mem.key, length, mr->nblocks, pgsz);
-	return &mr->ibmr;
+	return mr;
 
 err_free_mr:
 	srnic_mr_free(mr);
 	return ERR_PTR(err);
 err_release_umem:
 	ib_umem_release(umem);
+	return ERR_PTR(err);
+}
+
+struct ib_mr *srnic_reg_user_mr(struct ib_pd *pd, u64 start, u64 length,
+				u64 iova, int access, struct ib_udata *udata)
+{
+	struct srnic_mr *mr;
+	int err;
+
+	mr = srnic_mr_new_user(pd, start, length, iova, access);
+	if (IS_ERR(mr))
+		return ERR_CAST(mr);
+	err = srnic_mr_publish(mr);
+	if (err)
+		goto err_free_mr;
+	ibdev_dbg(pd->device, "MR %#x: %llu bytes in %u blocks of %llu\n",
+		  mr->mem.key, length, mr->nblocks, BIT_ULL(mr->page_shift));
+	return &mr->ibmr;
+
+err_free_mr:
+	srnic_mr_free(mr);
+	return ERR_PTR(err);
+}
+
+/*
+ * ibv_rereg_mr: IB_MR_REREG_TRANS, _PD and _ACCESS, in any combination.
+ * srnic's PD, pages and (for write access) pinning are fixed for an MR's
+ * life, so every change makes a new MR, which ib_uverbs puts in the old
+ * one's place before it destroys the old one. The new MR keeps the keys:
+ * consumers (and peers that were sent the rkey) go on using them, as with
+ * hardware that reregisters in place. What is not changed is taken from
+ * the old MR; an unchanged range is pinned again, so an access change that
+ * adds write rights gets pages pinned for writing.
+ *
+ * Only user MRs: a dma-buf MR would need its file descriptor again (and
+ * libibverbs refuses to reregister one). IBA: an MR with bound windows
+ * cannot be reregistered, as it cannot be deregistered.
+ */
+static struct ib_mr *srnic_rereg_user_mr(struct ib_mr *ibmr, int flags,
+					 u64 start, u64 length, u64 iova,
+					 int access, struct ib_pd *pd,
+					 struct ib_udata *udata)
+{
+	struct srnic_mr *old = to_srnic_mr(ibmr);
+	struct srnic_mr *mr;
+	int err;
+
+	if (flags & ~IB_MR_REREG_SUPPORTED)
+		return ERR_PTR(-EINVAL);
+	/* ib_uverbs drops a PD "change" to the same PD: nothing left to do */
+	if (!flags)
+		return NULL;
+	if (old->type != SRNIC_MR_USER)
+		return ERR_PTR(-EOPNOTSUPP);
+	if (!(flags & IB_MR_REREG_TRANS)) {
+		/* immutable for a user MR */
+		start = old->umem->address;
+		length = old->mem.length;
+		iova = old->mem.iova;
+	}
+	if (!(flags & IB_MR_REREG_ACCESS))
+		access = old->mem.access;
+	/* fail before pinning; srnic_mem_replace() has the last word */
+	spin_lock_bh(&old->mem.lock);
+	err = old->mem.nbound ? -EBUSY : 0;
+	spin_unlock_bh(&old->mem.lock);
+	if (err)
+		return ERR_PTR(err);
+
+	mr = srnic_mr_new_user(pd, start, length, iova, access);
+	if (IS_ERR(mr))
+		return ERR_CAST(mr);
+	/* ib_uverbs sets these at registration, not for a reregistered MR */
+	mr->ibmr.iova = iova;
+	mr->ibmr.length = length;
+	spin_lock_bh(&old->mem.lock);
+	err = srnic_mem_replace(old->sdev, &old->mem, &mr->mem);
+	spin_unlock_bh(&old->mem.lock);
+	if (err)
+		goto err_free_mr;
+	mr->ibmr.lkey = mr->mem.key;
+	mr->ibmr.rkey = mr->mem.key;
+	ibdev_dbg(pd->device, "MR %#x reregistered (flags %#x): %llu bytes\n",
+		  mr->mem.key, flags, length);
+	return &mr->ibmr;
+
+err_free_mr:
+	srnic_mr_free(mr);
 	return ERR_PTR(err);
 }
 
@@ -611,4 +715,6 @@ const struct ib_device_ops srnic_mr_ops = {
 	.fill_res_mr_entry = srnic_fill_res_mr_entry,
 	.get_dma_mr = srnic_get_dma_mr,
 	.map_mr_sg = srnic_map_mr_sg,
+	/* the same prototype from 6.1 to 7.3 */
+	.rereg_user_mr = srnic_rereg_user_mr,
 };

@@ -11,6 +11,9 @@
  * INVALID and waits in srnic_mem_del() for the data-path users before it
  * unpins and frees the pages; its memory is freed after an RCU grace
  * period. An MR with bound windows cannot be deregistered or invalidated.
+ *
+ * Reregistration (rereg_user_mr) builds a new MR that takes over the old
+ * one's key (srnic_mem_replace()); ib_uverbs then deregisters the old one.
  */
 #ifndef SRNIC_MR_H
 #define SRNIC_MR_H
@@ -148,7 +151,7 @@ static inline void srnic_mr_put(struct srnic_mr *mr)
 int srnic_mr_fast_reg(struct srnic_dev *sdev, struct ib_pd *pd,
 		      const struct ib_reg_wr *wr);
 
-/* get_dma_mr, dereg_mr, alloc_mr and map_mr_sg */
+/* get_dma_mr, dereg_mr, alloc_mr, map_mr_sg and rereg_user_mr */
 extern const struct ib_device_ops srnic_mr_ops;
 /* ib_device_ops.reg_user_mr and reg_user_mr_dmabuf through srnic_compat_ops */
 struct ib_mr *srnic_reg_user_mr(struct ib_pd *pd, u64 start, u64 length,

@@ -624,8 +624,19 @@ static int srnic_resp_exec(struct srnic_qp *qp, struct srnic_pkt *pkt,
 			return -EINVAL;
 		err = srnic_resp_place(qp, pkt->skb, pkt->hdr_len, NULL,
 				       pkt->paylen);
-		if (err) {
+		/*
+		 * IBA 9.9.3.1: a message longer than the WQE is an invalid
+		 * request; a fault of the WQE's own buffers (L_Key, PD,
+		 * range) is the responder's local protection error, which
+		 * the requester learns as a remote operational error.
+		 */
+		if (err == -EMSGSIZE) {
 			srnic_resp_complete(qp, NULL, IB_WC_LOC_LEN_ERR, false);
+			return -EINVAL;
+		}
+		if (err) {
+			srnic_resp_complete(qp, NULL, IB_WC_LOC_PROT_ERR, false);
+			*nak = SRNIC_NAK_REM_OP_ERR;
 			return -EINVAL;
 		}
 	} else if (info->flags & SRNIC_OPF_WRITE) {

@@ -122,6 +122,18 @@ done
 out=$(with_timeout 60 "$DMABUF" srnicd 0 unsupported 2>&1)
 rc=$?
 t_from_output dmabuf_mr "$rc" "$(tagged "default mode, stock rxe provider" <<<"$out")"
+
+# ibv_rereg_mr: translation, access and PD changes seen by the data path;
+# the stock provider beside it has no rereg_mr
+REREG=/tmp/rereg_mr
+t_check "build rereg_mr.c against libibverbs" \
+	cc -O2 -Wall -Werror -o "$REREG" tests/vm/rereg_mr.c -libverbs
+out=$(with_timeout 60 ip netns exec nsA "$REREG" srnic0 "$G0" 2>&1)
+rc=$?
+t_from_output rereg_mr "$rc" "$(tagged native <<<"$out")"
+out=$(with_timeout 60 "$REREG" srnicd 0 unsupported 2>&1)
+rc=$?
+t_from_output rereg_mr "$rc" "$(tagged "default mode, stock rxe provider" <<<"$out")"
 t_eq "no ICRC errors" "$(counter srnic0 rcvd_icrc_err)" 0
 
 t_kernel_clean "no kernel warnings"

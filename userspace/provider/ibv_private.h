@@ -350,6 +350,7 @@ SRNIC_IBV_CMD(ibv_get_context, ib_uverbs_get_context);
 SRNIC_IBV_CMD(ibv_query_port, ib_uverbs_query_port);
 SRNIC_IBV_CMD(ibv_alloc_pd, ib_uverbs_alloc_pd);
 SRNIC_IBV_CMD(ibv_reg_mr, ib_uverbs_reg_mr);
+SRNIC_IBV_CMD(ibv_rereg_mr, ib_uverbs_rereg_mr);
 SRNIC_IBV_CMD(ibv_alloc_mw, ib_uverbs_alloc_mw);
 SRNIC_IBV_CMD(ibv_create_cq, ib_uverbs_create_cq);
 SRNIC_IBV_CMD(ibv_resize_cq, ib_uverbs_resize_cq);
@@ -359,6 +360,9 @@ SRNIC_IBV_CMD(ibv_modify_qp, ib_uverbs_modify_qp);
 SRNIC_IBV_CMD(ibv_create_srq, ib_uverbs_create_srq);
 SRNIC_IBV_CMD(ibv_modify_srq, ib_uverbs_modify_srq);
 SRNIC_IBV_CMD(ibv_query_srq, ib_uverbs_query_srq);
+
+_Static_assert(sizeof(struct ibv_rereg_mr) == 56,
+	       "ibv_cmd_rereg_mr() sends 56 bytes (libibverbs 44/56)");
 
 /* Extended commands: the write header, then the extended header. */
 struct srnic_ibv_ex_hdr {
@@ -412,6 +416,17 @@ int ibv_cmd_reg_mr(struct ibv_pd *pd, void *addr, size_t length,
 		   uint64_t hca_va, int access, struct verbs_mr *vmr,
 		   struct ibv_reg_mr *cmd, size_t cmd_size,
 		   struct ib_uverbs_reg_mr_resp *resp, size_t resp_size);
+/*
+ * Reregistration: the same arguments in rdma-core 44 and 56 (their machine
+ * code takes the first six in registers, pd, cmd, cmd_sz, resp and resp_sz
+ * from the stack, and sends a 56-byte command). On success it copies the
+ * new lkey and rkey into @vmr; it returns an errno value.
+ */
+int ibv_cmd_rereg_mr(struct verbs_mr *vmr, uint32_t flags, void *addr,
+		     size_t length, uint64_t hca_va, int access,
+		     struct ibv_pd *pd, struct ibv_rereg_mr *cmd,
+		     size_t cmd_sz, struct ib_uverbs_rereg_mr_resp *resp,
+		     size_t resp_sz);
 int ibv_cmd_dereg_mr(struct verbs_mr *vmr);
 /*
  * A dma-buf MR. rdma-core 56 added a last argument (driver attributes, NULL

@@ -120,6 +120,7 @@ int srnic_poll_cq(struct ibv_cq *ibcq, int num_entries, struct ibv_wc *wc);
 int srnic_req_notify_cq(struct ibv_cq *ibcq, int solicited_only);
 int srnic_resize_cq(struct ibv_cq *ibcq, int cqe);
 int srnic_destroy_cq(struct ibv_cq *ibcq);
+void srnic_cq_clean(struct srnic_cq *cq, uint32_t qpn);
 
 /* srnic_cq_ex.c */
 struct ibv_cq_ex *srnic_create_cq_ex(struct ibv_context *context,

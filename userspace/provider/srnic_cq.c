@@ -139,6 +139,37 @@ int srnic_poll_cq(struct ibv_cq *ibcq, int num_entries, struct ibv_wc *wc)
 	return n;
 }
 
+/*
+ * Drop @qpn's entries from @cq, for a QP that went to RESET. IBA leaves
+ * such completions to the CI; consumers that restart a QP from RESET
+ * (pyverbs' rereg tests among them) expect none of its old flushes, as
+ * mlx4 and mlx5 give them. Only entries the kernel has published are
+ * moved, towards the producer end; the slots freed at the consumer end are
+ * handed back last, so the kernel never writes where an entry is moved.
+ */
+void srnic_cq_clean(struct srnic_cq *cq, uint32_t qpn)
+{
+	struct srnic_ring *r = &cq->ring;
+	const struct ib_uverbs_wc *cqe;
+	uint32_t cons, prod, i, n = 0;
+
+	pthread_spin_lock(&cq->lock);
+	cons = __atomic_load_n(&r->buf->consumer_index, __ATOMIC_RELAXED);
+	prod = __atomic_load_n(&r->buf->producer_index, __ATOMIC_ACQUIRE);
+	for (i = prod; i != cons;) {
+		i = (i - 1) & r->mask;
+		cqe = srnic_ring_slot(r, i);
+		if (cqe->qp_num == qpn)
+			n++;
+		else if (n)
+			memcpy(srnic_ring_slot(r, i + n), cqe, sizeof(*cqe));
+	}
+	if (n)
+		__atomic_store_n(&r->buf->consumer_index, (cons + n) & r->mask,
+				 __ATOMIC_RELEASE);
+	pthread_spin_unlock(&cq->lock);
+}
+
 int srnic_req_notify_cq(struct ibv_cq *ibcq, int solicited_only)
 {
 	return ibv_cmd_req_notify_cq(ibcq, solicited_only);

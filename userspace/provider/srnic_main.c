@@ -119,6 +119,27 @@ static struct ibv_mr *srnic_reg_dmabuf_mr(struct ibv_pd *pd, uint64_t offset,
 	return &vmr->ibv_mr;
 }
 
+/*
+ * ibv_rereg_mr: the kernel makes a new MR that keeps the keys (or refuses
+ * with EBUSY while windows are bound to it). libibverbs has checked the
+ * flags and updates pd, addr and length itself; it turns a failure into
+ * IBV_REREG_MR_ERR_CMD and leaves the reason in errno.
+ */
+static int srnic_rereg_mr(struct verbs_mr *vmr, int flags, struct ibv_pd *pd,
+			  void *addr, size_t length, int access)
+{
+	struct ib_uverbs_rereg_mr_resp resp;
+	struct ibv_rereg_mr cmd;
+	int err;
+
+	err = ibv_cmd_rereg_mr(vmr, (uint32_t)flags, addr, length,
+			       (uintptr_t)addr, access, pd, &cmd, sizeof(cmd),
+			       &resp, sizeof(resp));
+	if (err)
+		errno = err;
+	return err;
+}
+
 static int srnic_dereg_mr(struct verbs_mr *vmr)
 {
 	int err = ibv_cmd_dereg_mr(vmr);
@@ -216,6 +237,7 @@ static const struct verbs_context_ops srnic_ctx_ops = {
 	.reg_dmabuf_mr = srnic_reg_dmabuf_mr,
 	.reg_mr = srnic_reg_mr,
 	.req_notify_cq = srnic_req_notify_cq,
+	.rereg_mr = srnic_rereg_mr,
 	.resize_cq = srnic_resize_cq,
 };
 

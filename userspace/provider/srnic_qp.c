@@ -219,9 +219,20 @@ int srnic_modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,
 	int err;
 
 	err = ibv_cmd_modify_qp(ibqp, attr, attr_mask, &cmd, sizeof(cmd));
-	if (!err && (attr_mask & IBV_QP_STATE))
-		__atomic_store_n(&qp->state, attr->qp_state, __ATOMIC_RELAXED);
-	return err;
+	if (err || !(attr_mask & IBV_QP_STATE))
+		return err;
+	__atomic_store_n(&qp->state, attr->qp_state, __ATOMIC_RELAXED);
+	/* the kernel has flushed the QP before it answered */
+	if (attr->qp_state == IBV_QPS_RESET) {
+		/* no receive CQ: an XRC initiator QP */
+		if (ibqp->recv_cq)
+			srnic_cq_clean(to_srnic_cq(ibqp->recv_cq),
+				       ibqp->qp_num);
+		if (ibqp->send_cq && ibqp->send_cq != ibqp->recv_cq)
+			srnic_cq_clean(to_srnic_cq(ibqp->send_cq),
+				       ibqp->qp_num);
+	}
+	return 0;
 }
 
 int srnic_destroy_qp(struct ibv_qp *ibqp)

@@ -381,6 +381,45 @@ int ibv_cmd_dealloc_mw(struct ibv_mw *mw)
 	return 0;
 }
 
+/* What the last ibv_cmd_rereg_mr() was given; its answer. */
+static struct {
+	struct verbs_mr *vmr;
+	uint32_t flags;
+	void *addr;
+	size_t length;
+	uint64_t hca_va;
+	int access;
+	struct ibv_pd *pd;
+	int answer;		/* errno value to fail with, or 0 */
+} rereg;
+
+int ibv_cmd_rereg_mr(struct verbs_mr *vmr, uint32_t flags, void *addr,
+		     size_t length, uint64_t hca_va, int access,
+		     struct ibv_pd *pd, struct ibv_rereg_mr *cmd,
+		     size_t cmd_sz, struct ib_uverbs_rereg_mr_resp *resp,
+		     size_t resp_sz)
+{
+	(void)cmd;
+	/* no driver data either way (the rxe ABI has none for MRs) */
+	CHECK(cmd_sz == sizeof(*cmd));
+	CHECK(resp_sz == sizeof(*resp));
+	rereg.vmr = vmr;
+	rereg.flags = flags;
+	rereg.addr = addr;
+	rereg.length = length;
+	rereg.hca_va = hca_va;
+	rereg.access = access;
+	rereg.pd = pd;
+	if (rereg.answer) {
+		errno = rereg.answer;
+		return rereg.answer;
+	}
+	/* srnic_rereg_user_mr() keeps the keys; as libibverbs, copy them */
+	resp->lkey = vmr->ibv_mr.lkey;
+	resp->rkey = vmr->ibv_mr.rkey;
+	return 0;
+}
+
 /* ---- the checks ---- */
 
 static struct ibv_context *open_context(const char *drivers_entry)
@@ -975,6 +1014,96 @@ static void check_srq(struct ibv_context *ctx, struct ibv_pd *pd)
 	CHECK(ctx_ops->destroy_srq(srq) == 0);
 }
 
+/*
+ * rereg_mr: one command, the flags and arguments as given, the MR's own
+ * address as its iova (ibv_rereg_mr has no iova), the kernel's errno value
+ * returned and left in errno.
+ */
+static void check_rereg_mr(struct ibv_context *ctx, struct ibv_pd *pd)
+{
+	struct verbs_mr vmr = {
+		.ibv_mr = { .context = ctx, .pd = pd, .lkey = 0x1234,
+			    .rkey = 0x1234 },
+	};
+	struct ibv_pd pd2 = { .context = ctx, .handle = 9 };
+	static char buf[8192];
+	int flags;
+
+	CHECK(ctx_ops->rereg_mr != NULL);
+	if (!ctx_ops->rereg_mr)
+		return;
+	flags = IBV_REREG_MR_CHANGE_TRANSLATION | IBV_REREG_MR_CHANGE_ACCESS;
+	rereg.answer = 0;
+	CHECK(ctx_ops->rereg_mr(&vmr, flags, pd, buf + 4096, 4096,
+				IBV_ACCESS_LOCAL_WRITE) == 0);
+	CHECK(rereg.vmr == &vmr && rereg.flags == (uint32_t)flags);
+	CHECK(rereg.addr == buf + 4096 && rereg.length == 4096);
+	CHECK(rereg.hca_va == (uintptr_t)(buf + 4096));
+	CHECK(rereg.access == IBV_ACCESS_LOCAL_WRITE && rereg.pd == pd);
+	CHECK(vmr.ibv_mr.lkey == 0x1234 && vmr.ibv_mr.rkey == 0x1234);
+
+	CHECK(ctx_ops->rereg_mr(&vmr, IBV_REREG_MR_CHANGE_PD, &pd2, NULL, 0,
+				0) == 0);
+	CHECK(rereg.flags == IBV_REREG_MR_CHANGE_PD && rereg.pd == &pd2);
+
+	/* windows bound: the kernel's EBUSY, for ibv_rereg_mr's errno */
+	rereg.answer = EBUSY;
+	errno = 0;
+	CHECK(ctx_ops->rereg_mr(&vmr, IBV_REREG_MR_CHANGE_ACCESS, pd, NULL, 0,
+				IBV_ACCESS_LOCAL_WRITE) == EBUSY);
+	CHECK(errno == EBUSY);
+	rereg.answer = 0;
+}
+
+/* A QP taken to RESET leaves none of its completions in its CQ. */
+static void check_reset_cleans_cq(struct ibv_context *ctx, struct ibv_pd *pd)
+{
+	struct ibv_qp_init_attr attr = {
+		.qp_type = IBV_QPT_RC,
+		.cap = { .max_send_wr = 4, .max_recv_wr = 4,
+			 .max_send_sge = 1, .max_recv_sge = 1 },
+	};
+	struct ibv_qp_attr reset = { .qp_state = IBV_QPS_RESET };
+	static const uint32_t qpns[] = { 17, 18, 17, 18, 17 };
+	struct ib_uverbs_wc *kwc;
+	struct ibv_wc wc[8];
+	struct ibv_qp *qp;
+	struct ibv_cq *cq;
+	uint32_t i;
+
+	cq = ctx_ops->create_cq(ctx, 8, NULL, 0);
+	CHECK(cq != NULL);
+	if (!cq)
+		return;
+	attr.send_cq = cq;
+	attr.recv_cq = cq;
+	qp = ctx_ops->create_qp(pd, &attr);
+	CHECK(qp != NULL && qp->qp_num == 17);
+	if (!qp)
+		goto out;
+	/* what ibv_create_qp() sets */
+	qp->send_cq = cq;
+	qp->recv_cq = cq;
+	/* 16 slots: from slot 13 the entries wrap around the ring */
+	__atomic_store_n(&last_cq->producer_index, 13, __ATOMIC_RELEASE);
+	__atomic_store_n(&last_cq->consumer_index, 13, __ATOMIC_RELEASE);
+	for (i = 0; i < 5; i++) {
+		kwc = kslot(last_cq, 13 + i);
+		memset(kwc, 0, sizeof(*kwc));
+		kwc->wr_id = 200 + i;
+		kwc->qp_num = qpns[i];
+	}
+	__atomic_store_n(&last_cq->producer_index,
+			 (13 + 5) & last_cq->index_mask, __ATOMIC_RELEASE);
+	CHECK(ctx_ops->modify_qp(qp, &reset, IBV_QP_STATE) == 0);
+	CHECK(ctx_ops->poll_cq(cq, 8, wc) == 2);
+	CHECK(wc[0].wr_id == 201 && wc[0].qp_num == 18);
+	CHECK(wc[1].wr_id == 203 && wc[1].qp_num == 18);
+	CHECK(ctx_ops->destroy_qp(qp) == 0);
+out:
+	CHECK(ctx_ops->destroy_cq(cq) == 0);
+}
+
 int main(int argc, char **argv)
 {
 	struct ibv_context *ctx;
@@ -1003,6 +1132,8 @@ int main(int argc, char **argv)
 			CHECK(ctx_ops->destroy_cq(cq) == 0);
 		}
 		check_srq(ctx, &pd);
+		check_rereg_mr(ctx, &pd);
+		check_reset_cleans_cq(ctx, &pd);
 		check_bad_ring(ctx);
 		check_cq_ex(ctx);
 		ctx_ops->free_context(ctx);
