@@ -140,10 +140,15 @@ int srnic_cq_post(struct srnic_cq *cq, const struct ib_wc *wc,
 	}
 
 	cqe = srnic_queue_producer_addr(&cq->queue);
-	if (cq->is_user)
+	if (cq->is_user) {
 		srnic_cq_wc_to_uwc(wc, &cqe->uwc);
-	else
+		if (cq->timestamp) {
+			cqe->ncqe.timestamp = ktime_get_ns();
+			cqe->ncqe.wallclock = ktime_get_real_ns();
+		}
+	} else {
 		cqe->ibwc = *wc;
+	}
 	srnic_queue_advance_producer(&cq->queue);
 	fire = srnic_cq_fire_locked(cq, wc, solicited);
 	spin_unlock_irqrestore(&cq->lock, flags);
@@ -166,6 +171,22 @@ static int srnic_cq_check_cqe(struct ib_device *ibdev, unsigned int cqe)
 	return 0;
 }
 
+/*
+ * Creation flags: completion timestamps for a user CQ of a native device
+ * (srnic's provider reads them; the stock rxe provider has no reader, and
+ * a kernel CQ has no field for them). Nothing else.
+ */
+static int srnic_cq_check_flags(struct srnic_dev *sdev, u32 flags,
+				struct ib_udata *udata)
+{
+	if (!flags)
+		return 0;
+	if (flags != IB_UVERBS_CQ_FLAGS_TIMESTAMP_COMPLETION || !udata ||
+	    sdev->mode != SRNIC_MODE_NATIVE)
+		return -EOPNOTSUPP;
+	return 0;
+}
+
 int srnic_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 		    struct ib_udata *udata)
 {
@@ -177,8 +198,9 @@ int srnic_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 
 	if (udata && udata->outlen < sizeof(resp))
 		return -EINVAL;
-	if (attr->flags)
-		return -EOPNOTSUPP;
+	err = srnic_cq_check_flags(sdev, attr->flags, udata);
+	if (err)
+		return err;
 	err = srnic_cq_check_cqe(ibcq->device, attr->cqe);
 	if (err)
 		return err;
@@ -191,6 +213,7 @@ int srnic_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 	spin_lock_init(&cq->lock);
 	mutex_init(&cq->resize_mutex);
 	cq->is_user = !!udata;
+	cq->timestamp = attr->flags & IB_UVERBS_CQ_FLAGS_TIMESTAMP_COMPLETION;
 	err = srnic_queue_init(sdev, &cq->queue, udata, &n,
 			       sizeof(union srnic_cqe), SRNIC_QUEUE_TO_USER,
 			       &resp.mi);

@@ -14,6 +14,7 @@
 #include <linux/mutex.h>
 #include <linux/spinlock.h>
 #include <rdma/ib_verbs.h>
+#include <uapi/rdma/srnic.h>
 
 #include "srnic_queue.h"
 
@@ -24,11 +25,19 @@
  * union srnic_cqe - one CQ slot
  * @ibwc: kernel CQs: the work completion as ib_poll_cq() returns it
  * @uwc: user CQs: the user ABI's work completion, at offset 0
+ * @ncqe: user CQs with completion timestamps (native mode): @uwc and the
+ *	times it was queued (<uapi/rdma/srnic.h>)
+ *
+ * The slot's size is the user ring's element size; the timestamps fit in
+ * it, so a CQ's ring looks the same to the stock rxe provider either way.
  */
 union srnic_cqe {
 	struct ib_wc		ibwc;
 	struct ib_uverbs_wc	uwc;
+	struct srnic_native_cqe	ncqe;
 };
+
+static_assert(sizeof(struct srnic_native_cqe) <= sizeof(struct ib_wc));
 
 /**
  * struct srnic_cq - a completion queue
@@ -42,6 +51,8 @@ union srnic_cqe {
  * @error: a post found the CQ full (overrun); the CQ is in the error state
  *	and every later post fails
  * @is_user: the ring is mapped by a user process; never changes
+ * @timestamp: each completion carries the times it was queued (@ncqe);
+ *	a user CQ of a native device only; never changes
  */
 struct srnic_cq {
 	struct ib_cq		ibcq;
@@ -51,6 +62,7 @@ struct srnic_cq {
 	u8			notify;
 	bool			error;
 	bool			is_user;
+	bool			timestamp;
 };
 
 static inline struct srnic_cq *to_srnic_cq(struct ib_cq *ibcq)

@@ -73,6 +73,11 @@ static int srnic_query_device(struct ib_device *ibdev,
 	a->max_mcast_grp = SRNIC_MAX_MCAST_GRP;
 	a->max_mcast_qp_attach = SRNIC_MAX_MCAST_QP_ATTACH;
 	a->max_total_mcast_qp_attach = SRNIC_MAX_TOT_MCAST_QP_ATTACH;
+	if (to_srnic_dev(ibdev)->mode == SRNIC_MODE_NATIVE) {
+		/* completion timestamps: srnic_native_cqe */
+		a->timestamp_mask = U64_MAX;
+		a->hca_core_clock = SRNIC_NATIVE_CLOCK_KHZ;
+	}
 	return 0;
 }
 

@@ -134,6 +134,18 @@ t_from_output rereg_mr "$rc" "$(tagged native <<<"$out")"
 out=$(with_timeout 60 "$REREG" srnicd 0 unsupported 2>&1)
 rc=$?
 t_from_output rereg_mr "$rc" "$(tagged "default mode, stock rxe provider" <<<"$out")"
+
+# completion timestamps: the device clock and the wall clock in each
+# completion of an extended CQ; the stock provider beside it has neither
+TSTAMP=/tmp/cq_timestamp
+t_check "build cq_timestamp.c against libibverbs" \
+	cc -O2 -Wall -Werror -o "$TSTAMP" tests/vm/cq_timestamp.c -libverbs
+out=$(with_timeout 60 ip netns exec nsA "$TSTAMP" srnic0 "$G0" 2>&1)
+rc=$?
+t_from_output cq_timestamp "$rc" "$(tagged native <<<"$out")"
+out=$(with_timeout 60 "$TSTAMP" srnicd 0 unsupported 2>&1)
+rc=$?
+t_from_output cq_timestamp "$rc" "$(tagged "default mode, stock rxe provider" <<<"$out")"
 t_eq "no ICRC errors" "$(counter srnic0 rcvd_icrc_err)" 0
 
 t_kernel_clean "no kernel warnings"

@@ -42,6 +42,8 @@ struct srnic_cq {
 	struct verbs_cq vcq;
 	pthread_spinlock_t lock;	/* the consumer side of @ring */
 	struct srnic_ring ring;
+	/* a ring slot's least size: the completion, and its timestamps if any */
+	size_t min_slot;
 	/* ibv_cq_ex polling: the entry read, not yet released (under lock) */
 	const struct ib_uverbs_wc *cur;
 };

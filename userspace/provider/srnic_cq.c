@@ -87,8 +87,9 @@ struct ibv_cq *srnic_create_cq(struct ibv_context *context, int cqe,
 				sizeof(resp));
 	if (err)
 		goto err_lock;
+	cq->min_slot = sizeof(struct ib_uverbs_wc);
 	err = srnic_ring_map(&cq->ring, context->cmd_fd, &resp.drv.mi,
-			     sizeof(struct ib_uverbs_wc));
+			     cq->min_slot);
 	if (err)
 		goto err_destroy;
 	return &cq->vcq.cq;
@@ -202,7 +203,7 @@ int srnic_resize_cq(struct ibv_cq *ibcq, int cqe)
 				sizeof(resp));
 	if (!err)
 		err = srnic_ring_map(&ring, ibcq->context->cmd_fd,
-				     &resp.drv.mi, sizeof(struct ib_uverbs_wc));
+				     &resp.drv.mi, cq->min_slot);
 	if (!err) {
 		srnic_ring_unmap(&cq->ring);
 		cq->ring = ring;

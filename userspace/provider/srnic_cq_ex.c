@@ -8,14 +8,24 @@
  * current one (cq->cur) without releasing its slot; next_poll releases the
  * current slot and moves to the next; end_poll releases the last one read
  * and drops the lock. An empty CQ at start_poll drops the lock at once
- * (the caller then does not call end_poll). Only the standard completion
- * fields exist: no timestamps, VLAN or flow tag.
+ * (the caller then does not call end_poll). The standard completion fields
+ * and, when asked for at creation, the completion timestamps the kernel
+ * writes after each completion (struct srnic_native_cqe, <uapi/rdma/srnic.h>):
+ * CLOCK_MONOTONIC nanoseconds as the device clock, CLOCK_REALTIME
+ * nanoseconds as the wall clock. No VLAN or flow tag.
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <stdlib.h>
 
+#include <uapi/rdma/srnic.h>
+
 #include "srnic.h"
+
+/* what an extended CQ can be asked to report */
+#define SRNIC_CQX_TIMESTAMPS	(IBV_WC_EX_WITH_COMPLETION_TIMESTAMP | \
+				 IBV_WC_EX_WITH_COMPLETION_TIMESTAMP_WALLCLOCK)
+#define SRNIC_CQX_WC_FLAGS	(IBV_WC_STANDARD_FLAGS | SRNIC_CQX_TIMESTAMPS)
 
 struct srnic_create_cq_ex_cmd {
 	struct ibv_create_cq_ex ibv;
@@ -133,6 +143,21 @@ static uint8_t srnic_cqx_read_dlid_path_bits(struct ibv_cq_ex *cqx)
 	return cqx_to_srnic(cqx)->cur->dlid_path_bits;
 }
 
+static const struct srnic_native_cqe *cqx_cur_ts(struct ibv_cq_ex *cqx)
+{
+	return (const struct srnic_native_cqe *)cqx_to_srnic(cqx)->cur;
+}
+
+static uint64_t srnic_cqx_read_completion_ts(struct ibv_cq_ex *cqx)
+{
+	return cqx_cur_ts(cqx)->timestamp;
+}
+
+static uint64_t srnic_cqx_read_completion_wallclock_ns(struct ibv_cq_ex *cqx)
+{
+	return cqx_cur_ts(cqx)->wallclock;
+}
+
 static void srnic_cqx_set_ops(struct ibv_cq_ex *cqx)
 {
 	cqx->start_poll = srnic_cqx_start_poll;
@@ -148,12 +173,15 @@ static void srnic_cqx_set_ops(struct ibv_cq_ex *cqx)
 	cqx->read_slid = srnic_cqx_read_slid;
 	cqx->read_sl = srnic_cqx_read_sl;
 	cqx->read_dlid_path_bits = srnic_cqx_read_dlid_path_bits;
+	cqx->read_completion_ts = srnic_cqx_read_completion_ts;
+	cqx->read_completion_wallclock_ns =
+		srnic_cqx_read_completion_wallclock_ns;
 }
 
 /* What an extended CQ can be asked for here. */
 static int srnic_cq_ex_check(const struct ibv_cq_init_attr_ex *attr)
 {
-	if (attr->wc_flags & ~(uint64_t)IBV_WC_STANDARD_FLAGS)
+	if (attr->wc_flags & ~(uint64_t)SRNIC_CQX_WC_FLAGS)
 		return EOPNOTSUPP;
 	if (attr->comp_mask & ~(uint32_t)IBV_CQ_INIT_ATTR_MASK_FLAGS)
 		return EOPNOTSUPP;
@@ -167,6 +195,7 @@ struct ibv_cq_ex *srnic_create_cq_ex(struct ibv_context *context,
 				     struct ibv_cq_init_attr_ex *attr)
 {
 	struct srnic_create_cq_ex_resp resp = {};
+	struct ibv_cq_init_attr_ex kattr;
 	struct srnic_create_cq_ex_cmd cmd;
 	struct srnic_cq *cq;
 	int err;
@@ -182,12 +211,22 @@ struct ibv_cq_ex *srnic_create_cq_ex(struct ibv_context *context,
 	err = pthread_spin_init(&cq->lock, PTHREAD_PROCESS_PRIVATE);
 	if (err)
 		goto err_free;
-	err = ibv_cmd_create_cq_ex(context, attr, &cq->vcq, &cmd.ibv,
+	/*
+	 * libibverbs asks the kernel for timestamps when the device clock is
+	 * asked for; the wall clock alone needs them too.
+	 */
+	kattr = *attr;
+	if (kattr.wc_flags & SRNIC_CQX_TIMESTAMPS)
+		kattr.wc_flags |= IBV_WC_EX_WITH_COMPLETION_TIMESTAMP;
+	err = ibv_cmd_create_cq_ex(context, &kattr, &cq->vcq, &cmd.ibv,
 				   sizeof(cmd), &resp.ibv, sizeof(resp), 0);
 	if (err)
 		goto err_lock;
+	cq->min_slot = kattr.wc_flags & SRNIC_CQX_TIMESTAMPS ?
+		       sizeof(struct srnic_native_cqe) :
+		       sizeof(struct ib_uverbs_wc);
 	err = srnic_ring_map(&cq->ring, context->cmd_fd, &resp.drv.mi,
-			     sizeof(struct ib_uverbs_wc));
+			     cq->min_slot);
 	if (err)
 		goto err_destroy;
 	srnic_cqx_set_ops(&cq->vcq.cq_ex);

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <rdma/ib_user_ioctl_verbs.h>
 #include <uapi/rdma/srnic.h>
@@ -34,6 +35,30 @@ static int srnic_query_device_ex(struct ibv_context *context,
 	snprintf(attr->orig_attr.fw_ver, sizeof(attr->orig_attr.fw_ver),
 		 "%u.%u.%u", (unsigned int)(fw >> 32) & 0xffff,
 		 (unsigned int)(fw >> 16) & 0xffff, (unsigned int)fw & 0xffff);
+	return 0;
+}
+
+/*
+ * The device clock of completion timestamps (<uapi/rdma/srnic.h>):
+ * CLOCK_MONOTONIC in nanoseconds, as the kernel reads it, given as a raw
+ * clock value (tv_sec 0), the way hardware providers give their counter.
+ */
+static int srnic_query_rt_values(struct ibv_context *context,
+				 struct ibv_values_ex *values)
+{
+	struct timespec ts;
+
+	(void)context;
+	/* on return, comp_mask says which of the asked-for values are set */
+	if (!(values->comp_mask & IBV_VALUES_MASK_RAW_CLOCK)) {
+		values->comp_mask = 0;
+		return 0;
+	}
+	if (clock_gettime(CLOCK_MONOTONIC, &ts))
+		return errno;
+	values->raw_clock.tv_sec = 0;
+	values->raw_clock.tv_nsec = ts.tv_sec * 1000000000L + ts.tv_nsec;
+	values->comp_mask = IBV_VALUES_MASK_RAW_CLOCK;
 	return 0;
 }
 
@@ -233,6 +258,7 @@ static const struct verbs_context_ops srnic_ctx_ops = {
 	.query_device_ex = srnic_query_device_ex,
 	.query_port = srnic_query_port,
 	.query_qp = srnic_query_qp,
+	.query_rt_values = srnic_query_rt_values,
 	.query_srq = srnic_query_srq,
 	.reg_dmabuf_mr = srnic_reg_dmabuf_mr,
 	.reg_mr = srnic_reg_mr,

@@ -935,9 +935,9 @@ static void check_cq_ex(struct ibv_context *ctx)
 	struct ib_uverbs_wc *kwc;
 	struct ibv_cq_ex *cqx;
 
-	attr.wc_flags |= IBV_WC_EX_WITH_COMPLETION_TIMESTAMP;
+	attr.wc_flags |= IBV_WC_EX_WITH_CVLAN;	/* no value for it here */
 	CHECK(ctx_ops->create_cq_ex(ctx, &attr) == NULL && errno == EOPNOTSUPP);
-	attr.wc_flags &= ~(uint64_t)IBV_WC_EX_WITH_COMPLETION_TIMESTAMP;
+	attr.wc_flags &= ~(uint64_t)IBV_WC_EX_WITH_CVLAN;
 	cqx = ctx_ops->create_cq_ex(ctx, &attr);
 	CHECK(cqx != NULL);
 	if (!cqx)
@@ -974,6 +974,50 @@ static void check_cq_ex(struct ibv_context *ctx)
 		CHECK(ctx_ops->poll_cq(ibv_cq_ex_to_cq(cqx), 1, &wc) == 0);
 	}
 	CHECK(ctx_ops->destroy_cq(ibv_cq_ex_to_cq(cqx)) == 0);
+}
+
+/* Completion timestamps: read from the slot after the completion. */
+static void check_cq_ex_timestamps(struct ibv_context *ctx)
+{
+	struct ibv_cq_init_attr_ex attr = {
+		.cqe = 4,
+		.wc_flags = IBV_WC_EX_WITH_COMPLETION_TIMESTAMP |
+			    IBV_WC_EX_WITH_COMPLETION_TIMESTAMP_WALLCLOCK,
+	};
+	struct ibv_values_ex v = { .comp_mask = IBV_VALUES_MASK_RAW_CLOCK };
+	struct ibv_poll_cq_attr pattr = {};
+	struct srnic_native_cqe *kcqe;
+	struct ibv_cq_ex *cqx;
+	struct timespec t0, t1;
+	uint64_t clock;
+
+	cqx = ctx_ops->create_cq_ex(ctx, &attr);
+	CHECK(cqx != NULL);
+	if (!cqx)
+		return;
+	kcqe = kslot(last_cq, 0);
+	memset(kcqe, 0, sizeof(*kcqe));
+	kcqe->uwc.wr_id = 7;
+	kcqe->timestamp = 123456789;
+	kcqe->wallclock = 987654321;
+	__atomic_store_n(&last_cq->producer_index, 1, __ATOMIC_RELEASE);
+	CHECK(ibv_start_poll(cqx, &pattr) == 0);
+	CHECK(cqx->wr_id == 7);
+	CHECK(ibv_wc_read_completion_ts(cqx) == 123456789);
+	CHECK(ibv_wc_read_completion_wallclock_ns(cqx) == 987654321);
+	ibv_end_poll(cqx);
+	CHECK(ctx_ops->destroy_cq(ibv_cq_ex_to_cq(cqx)) == 0);
+
+	/* the device clock is CLOCK_MONOTONIC in nanoseconds */
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	CHECK(ctx_ops->query_rt_values(ctx, &v) == 0);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	clock = (uint64_t)v.raw_clock.tv_nsec;
+	CHECK(v.comp_mask == IBV_VALUES_MASK_RAW_CLOCK && !v.raw_clock.tv_sec);
+	CHECK(clock >= t0.tv_sec * 1000000000ULL + t0.tv_nsec &&
+	      clock <= t1.tv_sec * 1000000000ULL + t1.tv_nsec);
+	v.comp_mask = 0;
+	CHECK(ctx_ops->query_rt_values(ctx, &v) == 0 && v.comp_mask == 0);
 }
 
 /* A ring whose header does not fit its entries is refused, not used. */
@@ -1136,6 +1180,7 @@ int main(int argc, char **argv)
 		check_reset_cleans_cq(ctx, &pd);
 		check_bad_ring(ctx);
 		check_cq_ex(ctx);
+		check_cq_ex_timestamps(ctx);
 		ctx_ops->free_context(ctx);
 	}
 	if (failures) {

@@ -43,6 +43,9 @@
 #ifndef _UAPI_RDMA_SRNIC_H
 #define _UAPI_RDMA_SRNIC_H
 
+#include <linux/types.h>
+#include <rdma/ib_user_verbs.h>
+
 #define SRNIC_LINK_TYPE		"srnic"
 #define SRNIC_LINK_TYPE_NATIVE	"srnic_native"
 
@@ -87,6 +90,28 @@
 #define SRNIC_RP_RPG_TIME_RESET			"rpg_time_reset"
 /* srnic's own: send RoCEv2 data packets as ECT(0) so switches can mark */
 #define SRNIC_RP_ECN_MARK			"ecn_mark"
+
+/*
+ * Native mode, completion timestamps. A CQ of a native device created with
+ * IB_UVERBS_CQ_FLAGS_TIMESTAMP_COMPLETION (libibverbs sets it for
+ * ibv_create_cq_ex with IBV_WC_EX_WITH_COMPLETION_TIMESTAMP) holds a
+ * struct srnic_native_cqe at the start of each ring slot (the slot is as
+ * large as for any other CQ): the user ABI's work completion, then the
+ * times the kernel queued it, in nanoseconds of CLOCK_MONOTONIC (the
+ * device clock: ibv_query_rt_values_ex reads it, and the device reports
+ * hca_core_clock SRNIC_NATIVE_CLOCK_KHZ and a 64-bit completion timestamp
+ * mask) and of CLOCK_REALTIME (IBV_WC_EX_WITH_COMPLETION_TIMESTAMP_WALLCLOCK).
+ * Other CQs, and every CQ of a default-mode device, leave those bytes alone;
+ * a default-mode device refuses the flag (EOPNOTSUPP).
+ */
+struct srnic_native_cqe {
+	struct ib_uverbs_wc	uwc;
+	__aligned_u64		timestamp;	/* CLOCK_MONOTONIC, ns */
+	__aligned_u64		wallclock;	/* CLOCK_REALTIME, ns */
+};
+
+/* the device clock's rate in kHz (ib_device_attr.hca_core_clock): 1 GHz */
+#define SRNIC_NATIVE_CLOCK_KHZ	1000000
 
 /* RoCEv2 destination UDP port (IBA Annex A17). */
 #define SRNIC_ROCE_V2_UDP_PORT	4791
