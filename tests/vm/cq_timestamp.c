@@ -109,21 +109,13 @@ static bool poll_one(struct ibv_cq_ex *cq, struct comp *c)
 
 static bool side_create(struct side *s)
 {
-	struct ibv_qp_init_attr ia = {
-		.cap = { .max_send_wr = N_MSG, .max_recv_wr = N_MSG,
-			 .max_send_sge = 1, .max_recv_sge = 1 },
-		.qp_type = IBV_QPT_RC,
-	};
-
 	s->cq = cq_ex(TS_FLAGS);
 	if (!s->cq)
 		return false;
 	s->mr = ibv_reg_mr(pd, s->buf, sizeof(s->buf), IBV_ACCESS_LOCAL_WRITE);
 	if (!s->mr)
 		return false;
-	ia.send_cq = ibv_cq_ex_to_cq(s->cq);
-	ia.recv_cq = ibv_cq_ex_to_cq(s->cq);
-	s->qp = ibv_create_qp(pd, &ia);
+	s->qp = vt_rc_qp(pd, ibv_cq_ex_to_cq(s->cq), N_MSG);
 	return s->qp;
 }
 
@@ -132,13 +124,7 @@ static bool connect_sides(int gid_index)
 	struct vt_conn c = { .sgid_index = gid_index, .timeout = 14,
 			     .rnr_retry = 7, .psn = 0x200 };
 
-	if (ibv_query_gid(ctx, 1, gid_index, &c.dgid))
-		return false;
-	c.dest_qpn = b.qp->qp_num;
-	if (vt_qp_connect(a.qp, &c))
-		return false;
-	c.dest_qpn = a.qp->qp_num;
-	return !vt_qp_connect(b.qp, &c);
+	return !vt_qp_connect_pair(a.qp, b.qp, &c);
 }
 
 static void check_device(void)

@@ -211,18 +211,10 @@ static struct side a, b;	/* a: the plain MR's side; b: the dma-buf's */
 
 static bool side_create(struct side *s)
 {
-	struct ibv_qp_init_attr ia = {
-		.cap = { .max_send_wr = 8, .max_recv_wr = 8,
-			 .max_send_sge = 1, .max_recv_sge = 1 },
-		.qp_type = IBV_QPT_RC,
-	};
-
 	s->cq = ibv_create_cq(ctx, 16, NULL, NULL, 0);
 	if (!s->cq)
 		return false;
-	ia.send_cq = s->cq;
-	ia.recv_cq = s->cq;
-	s->qp = ibv_create_qp(pd, &ia);
+	s->qp = vt_rc_qp(pd, s->cq, 8);
 	return s->qp;
 }
 
@@ -286,18 +278,10 @@ static int send_recv(struct side *from, uint64_t saddr, uint32_t skey,
 
 static bool connect_sides(int gid_index)
 {
-	union ibv_gid gid;
 	struct vt_conn c = { .sgid_index = gid_index, .access = ACCESS,
 			     .timeout = 14, .rnr_retry = 7, .psn = 0x100 };
 
-	if (ibv_query_gid(ctx, 1, gid_index, &gid))
-		return false;
-	c.dgid = gid;
-	c.dest_qpn = b.qp->qp_num;
-	if (vt_qp_connect(a.qp, &c))
-		return false;
-	c.dest_qpn = a.qp->qp_num;
-	return !vt_qp_connect(b.qp, &c);
+	return !vt_qp_connect_pair(a.qp, b.qp, &c);
 }
 
 /* The whole exchange against dma-buf MR @dmr over @d; plain MR @pmr/@p. */

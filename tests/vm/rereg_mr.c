@@ -43,18 +43,10 @@ static int gid_index;
 
 static bool side_create(struct side *s)
 {
-	struct ibv_qp_init_attr ia = {
-		.cap = { .max_send_wr = 8, .max_recv_wr = 8,
-			 .max_send_sge = 1, .max_recv_sge = 1 },
-		.qp_type = IBV_QPT_RC,
-	};
-
 	s->cq = ibv_create_cq(ctx, 32, NULL, NULL, 0);
 	if (!s->cq)
 		return false;
-	ia.send_cq = s->cq;
-	ia.recv_cq = s->cq;
-	s->qp = ibv_create_qp(pd, &ia);
+	s->qp = vt_rc_qp(pd, s->cq, 8);
 	return s->qp;
 }
 
@@ -105,13 +97,7 @@ static bool connect_sides(void)
 		return false;
 	while (ibv_poll_cq(a.cq, 1, &wc) > 0 || ibv_poll_cq(b.cq, 1, &wc) > 0)
 		;
-	if (ibv_query_gid(ctx, 1, gid_index, &c.dgid))
-		return false;
-	c.dest_qpn = b.qp->qp_num;
-	if (vt_qp_connect(a.qp, &c))
-		return false;
-	c.dest_qpn = a.qp->qp_num;
-	return !vt_qp_connect(b.qp, &c);
+	return !vt_qp_connect_pair(a.qp, b.qp, &c);
 }
 
 static bool all(const uint8_t *p, size_t n, uint8_t v)

@@ -123,29 +123,25 @@ out=$(with_timeout 60 "$DMABUF" srnicd 0 unsupported 2>&1)
 rc=$?
 t_from_output dmabuf_mr "$rc" "$(tagged "default mode, stock rxe provider" <<<"$out")"
 
+# native_prog PROG: tests/vm/PROG.c built in the guest, run on srnic0
+# (native mode) and on srnicd with "unsupported" (the stock rxe provider)
+native_prog() {
+	local bin=/tmp/$1 out rc
+	t_check "build $1.c against libibverbs" \
+		cc -O2 -Wall -Werror -o "$bin" "tests/vm/$1.c" -libverbs
+	out=$(with_timeout 60 ip netns exec nsA "$bin" srnic0 "$G0" 2>&1)
+	rc=$?
+	t_from_output "$1" "$rc" "$(tagged native <<<"$out")"
+	out=$(with_timeout 60 "$bin" srnicd 0 unsupported 2>&1)
+	rc=$?
+	t_from_output "$1" "$rc" "$(tagged "default mode, stock rxe provider" <<<"$out")"
+}
 # ibv_rereg_mr: translation, access and PD changes seen by the data path;
 # the stock provider beside it has no rereg_mr
-REREG=/tmp/rereg_mr
-t_check "build rereg_mr.c against libibverbs" \
-	cc -O2 -Wall -Werror -o "$REREG" tests/vm/rereg_mr.c -libverbs
-out=$(with_timeout 60 ip netns exec nsA "$REREG" srnic0 "$G0" 2>&1)
-rc=$?
-t_from_output rereg_mr "$rc" "$(tagged native <<<"$out")"
-out=$(with_timeout 60 "$REREG" srnicd 0 unsupported 2>&1)
-rc=$?
-t_from_output rereg_mr "$rc" "$(tagged "default mode, stock rxe provider" <<<"$out")"
-
+native_prog rereg_mr
 # completion timestamps: the device clock and the wall clock in each
 # completion of an extended CQ; the stock provider beside it has neither
-TSTAMP=/tmp/cq_timestamp
-t_check "build cq_timestamp.c against libibverbs" \
-	cc -O2 -Wall -Werror -o "$TSTAMP" tests/vm/cq_timestamp.c -libverbs
-out=$(with_timeout 60 ip netns exec nsA "$TSTAMP" srnic0 "$G0" 2>&1)
-rc=$?
-t_from_output cq_timestamp "$rc" "$(tagged native <<<"$out")"
-out=$(with_timeout 60 "$TSTAMP" srnicd 0 unsupported 2>&1)
-rc=$?
-t_from_output cq_timestamp "$rc" "$(tagged "default mode, stock rxe provider" <<<"$out")"
+native_prog cq_timestamp
 t_eq "no ICRC errors" "$(counter srnic0 rcvd_icrc_err)" 0
 
 t_kernel_clean "no kernel warnings"

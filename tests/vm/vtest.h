@@ -5,7 +5,9 @@
  * "not ok NAME: reason" (counted in fails; check() picks one by a
  * condition), a monotonic clock, opening an RDMA device by name, and an
  * endpoint (buffer, MR, CQ, QP: vt_ep_create) taken to RTS towards a peer
- * (vt_qp_connect, or step by step with vt_*_attr and VT_*_MASK).
+ * (vt_qp_connect, or step by step with vt_*_attr and VT_*_MASK), and two
+ * RC QPs of one device connected to each other (vt_rc_qp,
+ * vt_qp_connect_pair).
  * Header only: each program is built from its one .c file in the guest.
  */
 #ifndef SRNIC_VTEST_H
@@ -258,6 +260,45 @@ static inline int vt_qp_connect(struct ibv_qp *qp, const struct vt_conn *c)
 		return err;
 	vt_rts_attr(&a, c);
 	return ibv_modify_qp(qp, &a, VT_RTS_MASK);
+}
+
+/*
+ * An RC QP on @pd whose sends and receives complete on @cq, @depth deep
+ * each way, one SGE; NULL with errno set on failure.
+ */
+static inline struct ibv_qp *vt_rc_qp(struct ibv_pd *pd, struct ibv_cq *cq,
+				      uint32_t depth)
+{
+	struct ibv_qp_init_attr ia = {
+		.send_cq = cq,
+		.recv_cq = cq,
+		.cap = { .max_send_wr = depth, .max_recv_wr = depth,
+			 .max_send_sge = 1, .max_recv_sge = 1 },
+		.qp_type = IBV_QPT_RC,
+	};
+
+	return ibv_create_qp(pd, &ia);
+}
+
+/*
+ * Two RC QPs of one device connected to each other through its GID
+ * @c->sgid_index (a loopback over the device's netdev), each as @c says;
+ * @c's dgid and dest_qpn are filled here. 0 or the failed step's error.
+ */
+static inline int vt_qp_connect_pair(struct ibv_qp *a, struct ibv_qp *b,
+				     struct vt_conn *c)
+{
+	int err;
+
+	err = ibv_query_gid(a->context, 1, c->sgid_index, &c->dgid);
+	if (err)
+		return err;
+	c->dest_qpn = b->qp_num;
+	err = vt_qp_connect(a, c);
+	if (err)
+		return err;
+	c->dest_qpn = a->qp_num;
+	return vt_qp_connect(b, c);
 }
 
 #endif /* SRNIC_VTEST_H */
