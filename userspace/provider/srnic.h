@@ -122,6 +122,10 @@ int srnic_poll_cq(struct ibv_cq *ibcq, int num_entries, struct ibv_wc *wc);
 int srnic_req_notify_cq(struct ibv_cq *ibcq, int solicited_only);
 int srnic_resize_cq(struct ibv_cq *ibcq, int cqe);
 int srnic_destroy_cq(struct ibv_cq *ibcq);
+struct srnic_cq *srnic_cq_alloc(void);
+void srnic_cq_free(struct srnic_cq *cq);
+int srnic_cq_map(struct srnic_cq *cq, int err, int cmd_fd,
+		 const struct mminfo *mi, size_t min_slot);
 void srnic_cq_clean(struct srnic_cq *cq, uint32_t qpn);
 
 /* srnic_cq_ex.c */

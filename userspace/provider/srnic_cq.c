@@ -67,6 +67,51 @@ struct srnic_create_cq_resp {
 	struct rxe_create_cq_resp drv;
 };
 
+/* A new CQ's memory and lock; NULL (errno set) on failure. */
+struct srnic_cq *srnic_cq_alloc(void)
+{
+	struct srnic_cq *cq = calloc(1, sizeof(*cq));
+	int err;
+
+	if (!cq)
+		return NULL;
+	err = pthread_spin_init(&cq->lock, PTHREAD_PROCESS_PRIVATE);
+	if (err) {
+		free(cq);
+		errno = err;
+		return NULL;
+	}
+	return cq;
+}
+
+/* Undo srnic_cq_alloc(). */
+void srnic_cq_free(struct srnic_cq *cq)
+{
+	pthread_spin_destroy(&cq->lock);
+	free(cq);
+}
+
+/*
+ * Map the ring of a CQ the kernel has just created (@err: the create
+ * command's result), each slot at least @min_slot bytes. On failure the
+ * kernel's CQ is destroyed and @cq freed; errno is set.
+ */
+int srnic_cq_map(struct srnic_cq *cq, int err, int cmd_fd,
+		 const struct mminfo *mi, size_t min_slot)
+{
+	if (!err) {
+		cq->min_slot = min_slot;
+		err = srnic_ring_map(&cq->ring, cmd_fd, mi, min_slot);
+		if (err)
+			ibv_cmd_destroy_cq(&cq->vcq.cq);
+	}
+	if (err) {
+		srnic_cq_free(cq);
+		errno = err;
+	}
+	return err;
+}
+
 struct ibv_cq *srnic_create_cq(struct ibv_context *context, int cqe,
 			       struct ibv_comp_channel *channel,
 			       int comp_vector)
@@ -76,32 +121,16 @@ struct ibv_cq *srnic_create_cq(struct ibv_context *context, int cqe,
 	struct srnic_cq *cq;
 	int err;
 
-	cq = calloc(1, sizeof(*cq));
+	cq = srnic_cq_alloc();
 	if (!cq)
 		return NULL;
-	err = pthread_spin_init(&cq->lock, PTHREAD_PROCESS_PRIVATE);
-	if (err)
-		goto err_free;
 	err = ibv_cmd_create_cq(context, cqe, channel, comp_vector,
 				&cq->vcq.cq, &cmd.ibv, sizeof(cmd), &resp.ibv,
 				sizeof(resp));
-	if (err)
-		goto err_lock;
-	cq->min_slot = sizeof(struct ib_uverbs_wc);
-	err = srnic_ring_map(&cq->ring, context->cmd_fd, &resp.drv.mi,
-			     cq->min_slot);
-	if (err)
-		goto err_destroy;
+	if (srnic_cq_map(cq, err, context->cmd_fd, &resp.drv.mi,
+			 sizeof(struct ib_uverbs_wc)))
+		return NULL;
 	return &cq->vcq.cq;
-
-err_destroy:
-	ibv_cmd_destroy_cq(&cq->vcq.cq);
-err_lock:
-	pthread_spin_destroy(&cq->lock);
-err_free:
-	free(cq);
-	errno = err;
-	return NULL;
 }
 
 /* One completion, out of the ring: each field read once. */
@@ -221,7 +250,6 @@ int srnic_destroy_cq(struct ibv_cq *ibcq)
 	if (err)
 		return err;
 	srnic_ring_unmap(&cq->ring);
-	pthread_spin_destroy(&cq->lock);
-	free(cq);
+	srnic_cq_free(cq);
 	return 0;
 }

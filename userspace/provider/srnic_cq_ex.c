@@ -205,12 +205,9 @@ struct ibv_cq_ex *srnic_create_cq_ex(struct ibv_context *context,
 		errno = err;
 		return NULL;
 	}
-	cq = calloc(1, sizeof(*cq));
+	cq = srnic_cq_alloc();
 	if (!cq)
 		return NULL;
-	err = pthread_spin_init(&cq->lock, PTHREAD_PROCESS_PRIVATE);
-	if (err)
-		goto err_free;
 	/*
 	 * libibverbs asks the kernel for timestamps when the device clock is
 	 * asked for; the wall clock alone needs them too.
@@ -220,24 +217,11 @@ struct ibv_cq_ex *srnic_create_cq_ex(struct ibv_context *context,
 		kattr.wc_flags |= IBV_WC_EX_WITH_COMPLETION_TIMESTAMP;
 	err = ibv_cmd_create_cq_ex(context, &kattr, &cq->vcq, &cmd.ibv,
 				   sizeof(cmd), &resp.ibv, sizeof(resp), 0);
-	if (err)
-		goto err_lock;
-	cq->min_slot = kattr.wc_flags & SRNIC_CQX_TIMESTAMPS ?
-		       sizeof(struct srnic_native_cqe) :
-		       sizeof(struct ib_uverbs_wc);
-	err = srnic_ring_map(&cq->ring, context->cmd_fd, &resp.drv.mi,
-			     cq->min_slot);
-	if (err)
-		goto err_destroy;
+	if (srnic_cq_map(cq, err, context->cmd_fd, &resp.drv.mi,
+			 kattr.wc_flags & SRNIC_CQX_TIMESTAMPS ?
+			 sizeof(struct srnic_native_cqe) :
+			 sizeof(struct ib_uverbs_wc)))
+		return NULL;
 	srnic_cqx_set_ops(&cq->vcq.cq_ex);
 	return &cq->vcq.cq_ex;
-
-err_destroy:
-	ibv_cmd_destroy_cq(&cq->vcq.cq);
-err_lock:
-	pthread_spin_destroy(&cq->lock);
-err_free:
-	free(cq);
-	errno = err;
-	return NULL;
 }
