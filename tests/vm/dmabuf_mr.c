@@ -218,27 +218,6 @@ static bool side_create(struct side *s)
 	return s->qp;
 }
 
-/* One completion of @s, within WAIT_MS; its status (or -1 on timeout). */
-static int wait_wc(struct side *s, enum ibv_wc_opcode *op)
-{
-	long end = now_ms() + WAIT_MS;
-	struct ibv_wc wc;
-	int n;
-
-	while (now_ms() < end) {
-		n = ibv_poll_cq(s->cq, 1, &wc);
-		if (n < 0)
-			return -1;
-		if (n) {
-			if (op)
-				*op = wc.opcode;
-			return wc.status;
-		}
-		sleep_ms(1);
-	}
-	return -1;
-}
-
 /* Post one RDMA op of @len from @s (local @lkey/@laddr, remote @rkey/@raddr). */
 static int rdma_op(struct side *s, enum ibv_wr_opcode op, uint64_t laddr,
 		   uint32_t lkey, uint64_t raddr, uint32_t rkey, uint32_t len)
@@ -251,7 +230,7 @@ static int rdma_op(struct side *s, enum ibv_wr_opcode op, uint64_t laddr,
 	}, *badwr;
 	int err = ibv_post_send(s->qp, &wr, &badwr);
 
-	return err ? err : wait_wc(s, NULL);
+	return err ? err : vt_wait_wc(s->cq, WAIT_MS, NULL);
 }
 
 static int post_recv(struct side *s, uint64_t addr, uint32_t lkey,
@@ -273,7 +252,7 @@ static int send_recv(struct side *from, uint64_t saddr, uint32_t skey,
 	if (err)
 		return err;
 	err = rdma_op(from, IBV_WR_SEND, saddr, skey, 0, 0, len);
-	return err ? err : wait_wc(to, NULL);
+	return err ? err : vt_wait_wc(to->cq, WAIT_MS, NULL);
 }
 
 static bool connect_sides(int gid_index)

@@ -50,24 +50,6 @@ static bool side_create(struct side *s)
 	return s->qp;
 }
 
-/* One completion of @s, within WAIT_MS; its status (or -1 on timeout). */
-static int wait_wc(struct side *s)
-{
-	long end = now_ms() + WAIT_MS;
-	struct ibv_wc wc;
-	int n;
-
-	while (now_ms() < end) {
-		n = ibv_poll_cq(s->cq, 1, &wc);
-		if (n < 0)
-			return -1;
-		if (n)
-			return wc.status;
-		sleep_ms(1);
-	}
-	return -1;
-}
-
 /* One signaled RDMA op of @len from @s; its completion status. */
 static int rdma_op(struct side *s, enum ibv_wr_opcode op, void *laddr,
 		   uint32_t lkey, uint64_t raddr, uint32_t rkey, uint32_t len)
@@ -81,7 +63,7 @@ static int rdma_op(struct side *s, enum ibv_wr_opcode op, void *laddr,
 	}, *badwr;
 	int err = ibv_post_send(s->qp, &wr, &badwr);
 
-	return err ? err : wait_wc(s);
+	return err ? err : vt_wait_wc(s->cq, WAIT_MS, NULL);
 }
 
 /* Both QPs from any state (an error put them in ERR) to RTS again. */
@@ -234,7 +216,7 @@ static void rereg_bound_mw(struct ibv_mr *mr)
 	if (!check("alloc a type 1 window", mw, "%s", strerror(errno)))
 		return;
 	ret = ibv_bind_mw(b.qp, mw, &bind);
-	st = ret ? -2 : wait_wc(&b);
+	st = ret ? -2 : vt_wait_wc(b.cq, WAIT_MS, NULL);
 	if (check("bind it to the MR", st == IBV_WC_SUCCESS,
 		  "ret %d status %d", ret, st)) {
 		errno = 0;

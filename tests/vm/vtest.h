@@ -301,4 +301,29 @@ static inline int vt_qp_connect_pair(struct ibv_qp *a, struct ibv_qp *b,
 	return vt_qp_connect(b, c);
 }
 
+/*
+ * One completion of @cq within @ms milliseconds: its status, and its opcode
+ * in *@op if @op is not NULL; -1 on timeout or a poll error.
+ */
+static inline int vt_wait_wc(struct ibv_cq *cq, long ms,
+			     enum ibv_wc_opcode *op)
+{
+	long end = now_ms() + ms;
+	struct ibv_wc wc;
+	int n;
+
+	while (now_ms() < end) {
+		n = ibv_poll_cq(cq, 1, &wc);
+		if (n < 0)
+			return -1;
+		if (n) {
+			if (op)
+				*op = wc.opcode;
+			return wc.status;
+		}
+		sleep_ms(1);
+	}
+	return -1;
+}
+
 #endif /* SRNIC_VTEST_H */
