@@ -389,7 +389,7 @@ if [ "$ROLE" = a ]; then
 	read -r tx0 rx0 <<<"${c0:-0 0}"
 	read -r tx1 rx1 <<<"${CUT_BEFORE:-0 0}"
 	echo "fabric cut: spine 1's link to fbl$LB down at spine 1;" \
-		"fbl$LB saw it $(awk -v a="${T_CUT:-0}" -v b="${t_cut_b:-0}" 'BEGIN { printf "%.2f", b - a }') s later (guest b, its clock)," \
+		"fbl$LB took its end down $([ -n "$t_cut_b" ] && echo "on reading the marker" || echo "NOT (no answer)")," \
 		"guest a's leaves withdrew spine 1 after $(awk -v a="${T_CUT:-0}" -v b="${T_CONV:-0}" 'BEGIN { printf "%.2f", b - a }') s;" \
 		"the last transfer ended $(awk -v a="${T_CUT:-0}" -v b="$T_DONE" 'BEGIN { printf "%.2f", b - a }') s after the cut;" \
 		"spine 1 moved $((tx1 - tx0 + rx1 - rx0)) bytes of them before it;" \
