@@ -239,7 +239,7 @@ fab_topology() {
 		echo "RED marks CE from ${FAB_ECN_KB} KiB" || echo "drop-tail 200 packets")"
 	echo "fabric: $FAB_SPINES spines, $FAB_LEAVES leaves, $FAB_HOSTS hosts per leaf; $shape"
 	if [ -n "$FAB_SIDE" ]; then
-		echo "  split over two guests: spines and leaves 1-$((FAB_LEAVES - 1)) on guest a," \
+		echo "  split over two guests: spines and $([ "$FAB_LEAVES" -gt 2 ] && echo "leaves 1-$((FAB_LEAVES - 1))" || echo "leaf 1") on guest a," \
 			"leaf $FAB_LEAVES and its host (the root netns) on guest b;" \
 			"fbl$FAB_LEAVES's links to the spines are VLANs" \
 			"$(for i in $(seq "$FAB_SPINES"); do _fab_vid "$i" "$FAB_LEAVES"; done | paste -sd,) on $FAB_LINK"

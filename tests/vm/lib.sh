@@ -429,7 +429,9 @@ wait_rdma_cm_listen() { settle -t "${1:-10}" pair_cm_listening; }
 #   sync_put NAME TEXT   publish $VMRUN_SYNC/NAME atomically
 #   sync_await NAME SECS wait for it (1 after SECS), print its first line
 #   nap SECS             sleep without an exec (read -t on a private fifo:
-#                        every exec costs ~0.1 s under TCG)
+#                        every exec costs ~0.1 s under TCG); `nap 0` once
+#                        in the main shell first, or each $(sync_await)
+#                        makes a fifo of its own
 _T_NAP_FD=
 nap() {
 	if [ -z "$_T_NAP_FD" ]; then

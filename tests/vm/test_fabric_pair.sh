@@ -88,6 +88,7 @@ cleanup() {
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
+nap 0	# its fifo, once (tests/vm/lib.sh)
 
 # -------------------------------------------------------------- options
 if [ "$ROLE" = a ] && [ "$TEST_SIZE" = 1 ]; then
