@@ -32,7 +32,7 @@
 #                   [--ecn-kb KIB] [--qps N] [--out DIR]
 #   --pair    two guests (vmrun --pair): spines and leaves 1..N-1 with srnic
 #             hosts on guest a, leaf N with an rdma_rxe host on guest b
-#             (default 3 leaves, 1 host per leaf, 200 Mbit/s, 32 KiB, 32
+#             (default 3 leaves, 1 host per leaf, 200 Mbit/s, 32 KiB, 64
 #             QPs); runs tests/vm/test_fabric_pair.sh at that size
 #
 # Boots one tests/vm/vmrun guest running tests/bench/fabric_guest.sh: the
@@ -103,7 +103,7 @@ if [ "$pair" = 1 ]; then
 	for o in incast secs dcqcn srate; do
 		[ -z "${!o#0}" ] || { echo "fabric.sh: --pair takes no --${o/srate/spine-rate}" >&2; exit 2; }
 	done
-	leaves=${leaves:-3} hosts=${hosts:-1} rate=${rate:-200} ecn=${ecn:-32} qps=${qps:-32} secs=1 srate=0
+	leaves=${leaves:-3} hosts=${hosts:-1} rate=${rate:-200} ecn=${ecn:-32} qps=${qps:-64} secs=1 srate=0
 elif [ "$incast" = 1 ]; then
 	for o in leaves hosts qps; do
 		[ -z "${!o}" ] || { echo "fabric.sh: --incast has 4 leaves, 3 hosts per leaf and 1 QP per flow: no --$o" >&2; exit 2; }
