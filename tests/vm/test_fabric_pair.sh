@@ -82,6 +82,10 @@ SNAP_DEVS=
 # request NAK (send_inv_req_err; rxe's client fails with status 9):
 # SRNIC_FABRIC_PAIR_QP_TIMEOUT=14 shows it.
 BW_QP_TIMEOUT=${SRNIC_FABRIC_PAIR_QP_TIMEOUT:-18}
+# SRNIC_FABRIC_PAIR_TRACE=1: guest a traces srnic_pkt_rx and srnic_nak
+# during rxe -> srnic and shows the packets before any NAK other than a
+# PSN sequence error
+TRACE=${SRNIC_FABRIC_PAIR_TRACE:-}
 
 cleanup() {
 	local rc=$?
@@ -337,7 +341,19 @@ if [ "$ROLE" = a ]; then
 	spread "srnic -> rxe" 1 "$s0" "$s1"
 fi
 [ "$ROLE" = a ] && snap
+[ "$ROLE" = a ] && [ -n "$TRACE" ] && trace_start -b 65536 srnic_pkt_rx srnic_nak
 batch nohook "bw a $LAST 18612"
+if [ "$ROLE" = a ] && [ -n "$TRACE" ]; then
+	trace_stop /tmp/fp-trace
+	line=$(grep -n -m 1 'srnic_nak: .* tx invalid_request' /tmp/fp-trace | cut -d: -f1)
+	if [ -n "$line" ]; then
+		q=$(sed -n "${line}p" /tmp/fp-trace | sed -E 's/.* qpn=([0-9]+) .*/\1/')
+		echo "  trace: what QP $q received up to its invalid-request NAK:"
+		head -n "$line" /tmp/fp-trace | grep -E " qpn=$q " | tail -n 40 | sed 's/^/  trace: /'
+	else
+		echo "  trace: no invalid-request NAK ($(grep -c 'srnic_nak: .* tx' /tmp/fp-trace) NAKs sent)"
+	fi
+fi
 [ "$ROLE" = b ] && [ "$READY" = 1 ] && echo "info rxe0 so far:" \
 	"$(for c in sent_pkts rcvd_pkts completer_retry_err rcvd_seq_err send_err; do printf '%s=%s ' $c "$(counter rxe0 $c)"; done)"
 [ "$ROLE" = a ] && deltas "rxe -> srnic" rcvd_pkts sent_pkts sent_acks duplicate_request out_of_seq_request send_seq_err send_inv_req_err send_rnr_err rcvd_no_recv_wqe req_placed_out_of_order ack_out_of_window
