@@ -28,7 +28,7 @@ tally harness "$logdir/harness.log" tests/vm/test_harness.sh
 for t in tests/vm/test_*.sh; do
 	[ "$t" = tests/vm/test_harness.sh ] && continue
 	n=$(basename "$t" .sh)
-	if [ "$n" = test_interop ]; then
+	if [ "$n" = test_interop ] || [ "$n" = test_fabric_pair ]; then
 		# two guests (srnic <-> rdma_rxe); guest a prints the joint
 		# count, which vmrun --pair prefixes with "[a] "
 		# shellcheck disable=SC2016 # $1 expands in the inner bash

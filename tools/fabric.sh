@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# fabric.sh: srnic on a leaf-spine fabric, on one machine. A measurement,
-# not a test: no pass/fail thresholds.
+# fabric.sh: srnic on a leaf-spine fabric, on one machine (or, --pair, two:
+# srnic <-> rdma_rxe). A measurement, not a test: no pass/fail thresholds
+# (but --pair's, which runs a test).
 #
 #   tools/fabric.sh [--spines N] [--leaves N] [--hosts N] [--rate MBIT]
 #                   [--ecn-kb KIB] [--secs S] [--qps N] [--out DIR]
@@ -27,6 +28,12 @@
 #   --spine-rate  with --incast: then again with every spine's link down
 #             to the receiver's leaf at MBIT, a second bottleneck; 0: not
 #             (default: a quarter of --rate)
+#   tools/fabric.sh --pair [--spines N] [--leaves N] [--hosts N] [--rate MBIT]
+#                   [--ecn-kb KIB] [--qps N] [--out DIR]
+#   --pair    two guests (vmrun --pair): spines and leaves 1..N-1 with srnic
+#             hosts on guest a, leaf N with an rdma_rxe host on guest b
+#             (default 3 leaves, 1 host per leaf, 200 Mbit/s, 32 KiB, 64
+#             QPs); runs tests/vm/test_fabric_pair.sh at that size
 #
 # Boots one tests/vm/vmrun guest running tests/bench/fabric_guest.sh: the
 # leaf-spine of tests/vm/fabric_lib.sh in network namespaces (every leaf
@@ -49,15 +56,25 @@
 # DIR/rate-<case>-<mode>.dat and, with gnuplot, DIR/incast-rate.png: each
 # sender's rate and the bottlenecks' egress over time, one row per case,
 # one column per DCQCN mode.
+#
+# --pair boots two guests (tests/vm/vmrun --pair) running
+# tests/vm/test_fabric_pair.sh: the same fabric split across them (spines
+# and leaves 1..N-1, srnic on their hosts, on guest a; leaf N, rdma_rxe on
+# its one host, the root netns, on guest b; each link of leaf N to a spine a
+# VLAN of its own on the guests' virtio-net link). Prints the topology,
+# ib_write_bw -q QPS srnic -> rxe and rxe -> srnic with each spine's share
+# of the bytes that crossed, a spine link cut under data-verified
+# transfers both ways, each fabric link's bytes, and the test's checks;
+# writes DIR/flows.tsv, DIR/links.tsv, DIR/guest.log and DIR/fabric.png.
 set -euo pipefail
 export LC_ALL=C
 
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd -P)
 # shellcheck source=tests/vm/fabric_lib.sh
 . "$REPO/tests/vm/fabric_lib.sh"
-spines=2 leaves='' hosts='' rate='' ecn='' secs='' qps='' out='' incast=0 dcqcn='' srate=''
+spines=2 leaves='' hosts='' rate='' ecn='' secs='' qps='' out='' incast=0 dcqcn='' srate='' pair=0
 
-usage() { sed -n '7,30p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+usage() { sed -n '8,36p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 while [ $# -gt 0 ]; do
 	case $1 in
 	--spines | --leaves | --hosts | --rate | --ecn-kb | --secs | --qps | --out | --dcqcn | --spine-rate)
@@ -77,11 +94,17 @@ while [ $# -gt 0 ]; do
 		shift 2
 		;;
 	--incast) incast=1; shift ;;
+	--pair) pair=1; shift ;;
 	-h | --help) usage ;;
 	*) echo "fabric.sh: unknown argument $1 (--help lists them)" >&2; exit 2 ;;
 	esac
 done
-if [ "$incast" = 1 ]; then
+if [ "$pair" = 1 ]; then
+	for o in incast secs dcqcn srate; do
+		[ -z "${!o#0}" ] || { echo "fabric.sh: --pair takes no --${o/srate/spine-rate}" >&2; exit 2; }
+	done
+	leaves=${leaves:-3} hosts=${hosts:-1} rate=${rate:-200} ecn=${ecn:-32} qps=${qps:-64} secs=1 srate=0
+elif [ "$incast" = 1 ]; then
 	for o in leaves hosts qps; do
 		[ -z "${!o}" ] || { echo "fabric.sh: --incast has 4 leaves, 3 hosts per leaf and 1 QP per flow: no --$o" >&2; exit 2; }
 	done
@@ -120,6 +143,14 @@ mkdir -p "$out"
 
 echo "fabric.sh: $spines spines, $leaves leaves, $hosts hosts per leaf, rate ${rate} Mbit/s, results in $out" >&2
 rc=0
+if [ "$pair" = 1 ]; then
+	: >"$out/flows.tsv"
+	: >"$out/links.tsv"
+	"$REPO/tests/vm/vmrun" --pair --timeout 900 "$REPO/tests/vm/test_fabric_pair.sh" \
+		"$spines" "$leaves" "$hosts" "$rate" "$ecn" "$qps" "$out" >"$out/guest.log" 2>&1 || rc=$?
+	sed -n 's/^\[a\] //p' "$out/guest.log" | grep -E '^(fabric|  [^|]|FAIL|[0-9]+ passed)' || true
+	[ "$rc" = 0 ] || echo "fabric.sh: the guests ended with $rc, see $out/guest.log" >&2
+fi
 if [ "$incast" = 1 ]; then
 	"$REPO/tests/vm/vmrun" --timeout $((secs * 8 + 600)) "$REPO/tests/bench/incast_guest.sh" \
 		"$spines" "$rate" "$ecn" "$srate" "$secs" "$dcqcn" "$out" >"$out/guest.log" 2>&1 || rc=$?
@@ -162,15 +193,17 @@ if [ "$incast" = 1 ]; then
 	} | gnuplot && echo "fabric.sh: picture in $out/incast-rate.png" >&2
 	exit "$rc"
 fi
-"$REPO/tests/vm/vmrun" --timeout $((secs * 3 + 600)) "$REPO/tests/bench/fabric_guest.sh" \
-	"$spines" "$leaves" "$hosts" "$rate" "$ecn" "$secs" "$qps" "$out" >"$out/guest.log" 2>&1 || rc=$?
-grep -E '^(fabric|  )' "$out/guest.log" || true
-[ "$rc" = 0 ] || echo "fabric.sh: the guest ended with $rc, see $out/guest.log" >&2
+if [ "$pair" = 0 ]; then
+	"$REPO/tests/vm/vmrun" --timeout $((secs * 3 + 600)) "$REPO/tests/bench/fabric_guest.sh" \
+		"$spines" "$leaves" "$hosts" "$rate" "$ecn" "$secs" "$qps" "$out" >"$out/guest.log" 2>&1 || rc=$?
+	grep -E '^(fabric|  )' "$out/guest.log" || true
+	[ "$rc" = 0 ] || echo "fabric.sh: the guest ended with $rc, see $out/guest.log" >&2
+fi
 
 # The picture: spines on top, leaves, hosts below; fabric links as thick as
 # their bytes (up + down), labelled in MB.
 if command -v gnuplot >/dev/null && [ -s "$out/links.tsv" ]; then
-	awk -v S="$spines" -v L="$leaves" -v H="$hosts" -v OUT="$out/fabric.png" '
+	awk -v S="$spines" -v L="$leaves" -v H="$hosts" -v P="$pair" -v OUT="$out/fabric.png" '
 	function x(i, n) { return (i - 0.5) * 10 / n }
 	{ b[NR] = $3 + $4; lj[NR] = $1; si[NR] = $2; if (b[NR] > max) max = b[NR] }
 	END {
@@ -179,7 +212,7 @@ if command -v gnuplot >/dev/null && [ -s "$out/links.tsv" ]; then
 		print "unset border; unset tics; unset key"
 		print "set style textbox opaque noborder"
 		print "set xrange [-0.5:10.5]; set yrange [-0.6:2.6]"
-		print "set title \"srnic leaf-spine: bytes per fabric link (MB, up + down)\""
+		print "set title \"" (P ? "srnic (VM a) <-> rdma_rxe (VM b) leaf-spine" : "srnic leaf-spine") ": bytes per fabric link (MB, up + down)\" noenhanced"
 		for (n = 1; n <= NR; n++) {
 			w = max ? 1 + 9 * b[n] / max : 1
 			printf "set arrow from %f,1 to %f,2 nohead lw %f lc rgb \"#3060c0\"\n", x(lj[n], L), x(si[n], S), w
@@ -187,10 +220,13 @@ if command -v gnuplot >/dev/null && [ -s "$out/links.tsv" ]; then
 			printf "set label \"%.1f\" at %f,1.3 center front boxed\n", b[n] / 1e6, x(lj[n], L) + (x(si[n], S) - x(lj[n], L)) / 3
 		}
 		for (j = 1; j <= L; j++)
-			for (k = 1; k <= H; k++) {
-				hx = x(j, L) + (k - (H + 1) / 2) * 0.8
+			for (k = 1; k <= (P && j == L ? 1 : H); k++) {
+				hx = x(j, L) + (k - ((P && j == L ? 1 : H) + 1) / 2) * 0.8
 				printf "set arrow from %f,1 to %f,0 nohead lw 1 lc rgb \"#909090\"\n", x(j, L), hx
-				printf "set label \"h%dx%d\" at %f,-0.15 center\n", j, k, hx
+				if (P && j == L)
+					printf "set label \"rxe0 (guest b)\" at %f,-0.15 center\n", hx
+				else
+					printf "set label \"h%dx%d%s\" at %f,-0.15 center\n", j, k, P ? " srnic" : "", hx
 			}
 		for (i = 1; i <= S; i++) printf "set label \"spine %d\" at %f,2.2 center\n", i, x(i, S)
 		for (j = 1; j <= L; j++) printf "set label \"leaf %d\" at %f,0.8 center\n", j, x(j, L)

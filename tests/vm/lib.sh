@@ -424,6 +424,36 @@ wait_tcp_listen() { settle -t "${2:-10}" tcp_listening "$1"; }
 
 wait_rdma_cm_listen() { settle -t "${1:-10}" pair_cm_listening; }
 
+# Two guests of `tests/vm/vmrun --pair` meet through marker files in
+# $VMRUN_SYNC, their shared directory:
+#   sync_put NAME TEXT   publish $VMRUN_SYNC/NAME atomically
+#   sync_await NAME SECS wait for it (1 after SECS), print its first line
+#   nap SECS             sleep without an exec (read -t on a private fifo:
+#                        every exec costs ~0.1 s under TCG); `nap 0` once
+#                        in the main shell first, or each $(sync_await)
+#                        makes a fifo of its own
+_T_NAP_FD=
+nap() {
+	if [ -z "$_T_NAP_FD" ]; then
+		local f=${TMPDIR:-/tmp}/t_nap.$$
+		mkfifo "$f" && exec {_T_NAP_FD}<>"$f"
+		rm -f "$f"
+	fi
+	read -r -t "$1" -u "$_T_NAP_FD" _ || true
+}
+sync_put() {
+	printf '%s\n' "$2" >"$VMRUN_SYNC/.$1.tmp" && mv -f "$VMRUN_SYNC/.$1.tmp" "$VMRUN_SYNC/$1"
+}
+sync_await() {
+	local f=$VMRUN_SYNC/$1 end=$(($(_t_now_us) + $2 * 1000000)) line
+	while [ ! -f "$f" ]; do
+		[ "$(_t_now_us)" -lt "$end" ] || return 1
+		nap 0.2
+	done
+	read -r line <"$f"
+	echo "$line"
+}
+
 # ------------------------------------------------------------------ networks
 
 _t_sysctl() { echo "$2" >"/proc/sys/net/ipv4/conf/$1" 2>/dev/null; }

@@ -65,27 +65,9 @@ MIN_PKTS=$([ -z "${SRNIC_INTEROP_ONLY:-}" ] && echo 10000 || echo 0)
 CLI_T=40	# seconds a client may run
 SRV_T=60	# seconds a server may run (it waits for its client)
 
-# Sleep without an exec (every exec costs ~0.1 s under TCG).
-NAP_FIFO=/tmp/interop-nap.$$
-mkfifo "$NAP_FIFO" && exec 9<>"$NAP_FIFO"
-rm -f "$NAP_FIFO"
-nap() { read -r -t "$1" -u 9 _ || true; }
 now() { echo "${EPOCHREALTIME%.*}"; }
-
-# put NAME TEXT: publish $SYNC/NAME atomically (the peer polls for it).
-put() {
-	printf '%s\n' "$2" >"$SYNC/.$1.tmp" && mv -f "$SYNC/.$1.tmp" "$SYNC/$1"
-}
-# await NAME SECS: wait for $SYNC/NAME; print its first line.
-await() {
-	local f=$SYNC/$1 end=$(($(now) + $2)) line
-	while [ ! -f "$f" ]; do
-		[ "$(now)" -lt "$end" ] || return 1
-		nap 0.2
-	done
-	read -r line <"$f"
-	echo "$line"
-}
+# (nap, sync_put and sync_await: tests/vm/lib.sh)
+nap 0
 
 # --------------------------------------------------------------- setup
 # virtio-net reports no link speed, so ib_get_eth_speed() warns on every
@@ -157,8 +139,8 @@ clock_ratio() {
 clock=$(clock_ratio) || clock=unknown
 echo "guest $ROLE clock: $clock x the host's"
 
-put "setup.$ROLE" "${setup_err:-ok} ping=$ping_rc gid=$GID clock=$clock"
-peer_setup=$(await "setup.$PEER_ROLE" 120) || peer_setup="no answer from guest $PEER_ROLE"
+sync_put "setup.$ROLE" "${setup_err:-ok} ping=$ping_rc gid=$GID clock=$clock"
+peer_setup=$(sync_await "setup.$PEER_ROLE" 120) || peer_setup="no answer from guest $PEER_ROLE"
 if [ "$ROLE" = a ]; then
 	[ "$ping_rc" = 0 ] || sed 's/^/  | /' /tmp/ping.log
 	t_eq "busybox ping a -> b over the link" "$ping_rc" 0
@@ -260,7 +242,7 @@ step() {
 			wait_tcp_listen 18515 20
 		fi
 		ready=$?
-		put "$base.ready" "$ready"
+		sync_put "$base.ready" "$ready"
 		# Reap the server: give it time to finish once the client
 		# is done, stop it at once if the client failed.
 		deadline=$(($(now) + SRV_T + 10))
@@ -275,9 +257,9 @@ step() {
 		done
 		bg_stop "$pid"
 		rc=$?
-		put "$base.srv" "$rc"
+		sync_put "$base.srv" "$rc"
 	else
-		ready=$(await "$base.ready" $((SRV_T + 60))) || ready=timeout
+		ready=$(sync_await "$base.ready" $((SRV_T + 60))) || ready=timeout
 		if [ "$ready" = 0 ]; then
 			subst "${cli[@]}"
 			with_timeout "$CLI_T" "${ARGV[@]}" >"$SYNC/$base.cli.log" 2>&1 </dev/null
@@ -286,17 +268,17 @@ step() {
 			echo "server not listening ($ready): client not started" >"$SYNC/$base.cli.log"
 			rc=255
 		fi
-		put "$base.cli" "$rc"
+		sync_put "$base.cli" "$rc"
 	fi
 
 	[ -n "${SRNIC_INTEROP_DEBUG:-}" ] && debug_counters "after step $STEP"
 	[ "$ROLE" = a ] || return 0
 	if [ "$srv_role" = a ]; then
 		src=$rc
-		crc=$(await "$base.cli" $((SRV_T + 90))) || crc="none"
+		crc=$(sync_await "$base.cli" $((SRV_T + 90))) || crc="none"
 	else
 		crc=$rc
-		src=$(await "$base.srv" $((SRV_T + 90))) || src="none"
+		src=$(sync_await "$base.srv" $((SRV_T + 90))) || src="none"
 	fi
 	if [ "$crc" = 0 ] && [ "$src" = 0 ]; then
 		t_ok "$name"
@@ -428,9 +410,9 @@ if [ "$ROLE" = b ]; then
 		t_check "guest b: rxe0 accepted >= 98% of the $udp RoCEv2 packets that reached it ($rx)" \
 			test $((rx * 100)) -ge $((udp * 98)) -a "$rx" -gt "$MIN_PKTS"
 	fi
-	put b.final "$T_PASS $T_FAIL $tx $rx $udp"
+	sync_put b.final "$T_PASS $T_FAIL $tx $rx $udp"
 	t_reported_elsewhere
-	await a.done 300 >/dev/null
+	sync_await a.done 300 >/dev/null
 	exit 0
 fi
 
@@ -449,7 +431,7 @@ if [ -n "$PCAP" ] && [ "$DEV" = srnic0 ]; then
 	t_check "RC packets both ways before RDMA-CM: UDP source port from the QP pair's numbers (srnic and rxe agree)" \
 		/usr/bin/python3 tests/vm/roce_pcap.py entropy "$PCAP" --until-cm
 fi
-if ! final=$(await b.final 300); then
+if ! final=$(sync_await b.final 300); then
 	t_fail "guest b reported its checks" "no answer"
 else
 	read -r bp bf rxe_tx rxe_rx rxe_udp <<<"$final"
@@ -472,7 +454,7 @@ else
 			test "$rx" = "$udp" -a "$rx" -gt "$MIN_PKTS"
 	fi
 fi
-put a.done 1
+sync_put a.done 1
 if [ "$READY" = 1 ] && [ "$DEV" = srnic0 ]; then
 	rdma link delete srnic0
 	t_check "rmmod srnic after traffic" rmmod srnic
