@@ -87,7 +87,8 @@ static int srnic_odp_fault_chunk(struct srnic_odp *odp, struct mm_struct *mm,
 	unsigned long flags;
 	int err;
 
-	range.hmm_pfns = kmalloc_array(n, sizeof(*range.hmm_pfns), GFP_KERNEL);
+	/* zeroed: hmm_range_fault() carries some input flags to the output */
+	range.hmm_pfns = kcalloc(n, sizeof(*range.hmm_pfns), GFP_KERNEL);
 	if (!range.hmm_pfns)
 		return -ENOMEM;
 	for (;;) {
@@ -136,8 +137,12 @@ static int srnic_odp_fault_range(struct srnic_odp *odp, u32 first, u32 need,
 	int err = 0, ret;
 	u32 i, n;
 
-	if (!mmget_not_zero(mm))
+	if (!mmget_not_zero(mm)) {
+		/* the process is exiting: its pages are gone for good */
+		for (i = first; i <= need; i++)
+			srnic_odp_mark_failed(odp, i);
 		return -EFAULT;
+	}
 	for (i = first; i <= last; i += n) {
 		n = min(last - i + 1, SRNIC_ODP_CHUNK);
 		err = srnic_odp_fault_chunk(odp, mm, i, n);

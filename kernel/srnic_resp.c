@@ -249,6 +249,7 @@ static int srnic_resp_place_grh(struct srnic_qp *qp, struct sk_buff *skb)
 static void srnic_resp_ud(struct srnic_qp *qp, struct srnic_pkt *pkt)
 {
 	u32 qkey = qp->ibqp.qp_type == IB_QPT_GSI ? IB_QP1_QKEY : qp->attr.qkey;
+	int err;
 
 	if (!pkt->deth || srnic_deth_qkey(pkt->deth) != qkey) {
 		srnic_count(qp->sdev, SRNIC_CNT_RX_BAD_HDR);
@@ -258,8 +259,17 @@ static void srnic_resp_ud(struct srnic_qp *qp, struct srnic_pkt *pkt)
 		srnic_count(qp->sdev, SRNIC_CNT_UD_NO_RECV);
 		return;
 	}
-	if (srnic_resp_place_grh(qp, pkt->skb) ||
-	    srnic_resp_place(qp, pkt->skb, pkt->hdr_len, NULL, pkt->paylen)) {
+	err = srnic_resp_place_grh(qp, pkt->skb);
+	if (!err)
+		err = srnic_resp_place(qp, pkt->skb, pkt->hdr_len, NULL,
+				       pkt->paylen);
+	if (err == -EAGAIN) {
+		/* ODP: dropped, the WQE kept for the next datagram */
+		qp->resp.wqe_offset = 0;
+		srnic_count(qp->sdev, SRNIC_CNT_UD_NO_RECV);
+		return;
+	}
+	if (err) {
 		srnic_resp_complete(qp, NULL, IB_WC_LOC_LEN_ERR, false);
 		return;
 	}
