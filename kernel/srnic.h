@@ -318,6 +318,7 @@ int srnic_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata);
 #include "srnic_mem.h"
 #include "srnic_mr.h"
 #include "srnic_mtt.h"
+#include "srnic_odp.h"
 #include "srnic_sge.h"
 #include "srnic_mw.h"
 #include "srnic_qp.h"

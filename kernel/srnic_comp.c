@@ -296,21 +296,25 @@ static bool srnic_comp_rd_in_order(struct srnic_qp *qp,
 
 /*
  * Place the payload of READ response @pkt at @off of @wqe's local SGEs.
- * Returns true if they cannot take it: the WQE then fails with a local
- * protection error.
+ * Returns 0; -EAGAIN if a page of an ODP MR is not faulted in (the packet
+ * is dropped as if lost, and the fault queued: the READ asks again); or 1
+ * if they cannot take it: the WQE then fails with a local protection
+ * error.
  */
-static bool srnic_comp_place(struct srnic_qp *qp, struct srnic_send_wqe *wqe,
-			     u32 off, const struct srnic_pkt *pkt)
+static int srnic_comp_place(struct srnic_qp *qp, struct srnic_send_wqe *wqe,
+			    u32 off, const struct srnic_pkt *pkt)
 {
 	struct srnic_sge_cursor c;
+	int err;
 
 	srnic_sge_cursor_init(&c, qp->sdev, qp->ibqp.pd, wqe->sge,
 			      wqe->num_sge, off);
-	if (!srnic_sge_copy_from_skb(&c, pkt->skb, pkt->hdr_len, pkt->paylen))
-		return false;
+	err = srnic_sge_copy_from_skb(&c, pkt->skb, pkt->hdr_len, pkt->paylen);
+	if (err == -EAGAIN || !err)
+		return err;
 	wqe->status = IB_WC_LOC_PROT_ERR;
 	wqe->state = SRNIC_WQE_DONE;
-	return true;
+	return 1;
 }
 
 /*
@@ -396,6 +400,7 @@ static bool srnic_comp_read_ahead(struct srnic_qp *qp,
 {
 	u32 expect = srnic_psn_add(wqe->first_psn, wqe->acked_bytes / pmtu);
 	u32 d = (pkt->psn - expect) & SRNIC_PSN_MASK;
+	int err;
 
 	lockdep_assert_held(&qp->req_lock);
 	if (d >= SRNIC_OOO_WIN) {
@@ -404,8 +409,9 @@ static bool srnic_comp_read_ahead(struct srnic_qp *qp,
 	}
 	if (srnic_ooo_has(&qp->req.ooo, expect, d))
 		return false;	/* a duplicate of one placed already */
-	if (srnic_comp_place(qp, wqe, off, pkt))
-		return true;
+	err = srnic_comp_place(qp, wqe, off, pkt);
+	if (err)
+		return err > 0;
 	srnic_ooo_set(&qp->req.ooo, d);
 	srnic_count(qp->sdev, SRNIC_CNT_READ_RESP_OOO);
 	/* Forward progress: the retry budget counts timeouts without. */
@@ -420,6 +426,7 @@ static bool srnic_comp_read_resp(struct srnic_qp *qp, struct srnic_pkt *pkt)
 	struct srnic_send_wqe *wqe = srnic_comp_find(qp, pkt->psn);
 	u32 pmtu = ib_mtu_enum_to_int(qp->attr.path_mtu);
 	u32 off, n;
+	int err;
 
 	if (!wqe || wqe->opcode != IB_WR_RDMA_READ)
 		return false;	/* stale duplicate */
@@ -444,8 +451,9 @@ static bool srnic_comp_read_resp(struct srnic_qp *qp, struct srnic_pkt *pkt)
 	}
 	if (off != wqe->acked_bytes)
 		return srnic_comp_read_ahead(qp, wqe, pkt, off, pmtu);
-	if (srnic_comp_place(qp, wqe, off, pkt))
-		return true;
+	err = srnic_comp_place(qp, wqe, off, pkt);
+	if (err)
+		return err > 0;
 	/* This one, and those placed ahead of it that now follow on. */
 	n = srnic_ooo_advance(&qp->req.ooo, pkt->psn, true);
 	wqe->acked_bytes = min_t(u64, wqe->length, (u64)off + (u64)n * pmtu);
@@ -486,7 +494,8 @@ static bool srnic_comp_atomic_ack(struct srnic_qp *qp, struct srnic_pkt *pkt,
 		wqe->state = SRNIC_WQE_DONE;
 		return true;
 	}
-	srnic_mr_copy_to(mr, wqe->sge[0].addr, &orig, sizeof(orig));
+	if (srnic_mr_copy_to(mr, wqe->sge[0].addr, &orig, sizeof(orig)))
+		wqe->status = IB_WC_LOC_PROT_ERR;	/* an ODP MR's fault */
 	srnic_mr_put(mr);
 	wqe->state = SRNIC_WQE_DONE;
 	qp->req.rd_outstanding--;

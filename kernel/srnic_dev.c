@@ -50,7 +50,17 @@ static int srnic_query_device(struct ib_device *ibdev,
 			      IB_DEVICE_RC_RNR_NAK_GEN |
 			      IB_DEVICE_SRQ_RESIZE |
 			      IB_DEVICE_MEM_MGT_EXTENSIONS;
-	a->kernel_cap_flags = IBK_ALLOW_USER_UNREG;
+	a->kernel_cap_flags = IBK_ALLOW_USER_UNREG | IBK_ON_DEMAND_PAGING;
+	/*
+	 * Explicit ODP MRs (srnic_odp.h): RC sends, receives, WRITEs and
+	 * READs, UD sends. Not atomics, not implicit ODP.
+	 */
+	a->odp_caps.general_caps = IB_ODP_SUPPORT;
+	a->odp_caps.per_transport_caps.rc_odp_caps = IB_ODP_SUPPORT_SEND |
+						      IB_ODP_SUPPORT_RECV |
+						      IB_ODP_SUPPORT_WRITE |
+						      IB_ODP_SUPPORT_READ;
+	a->odp_caps.per_transport_caps.ud_odp_caps = IB_ODP_SUPPORT_SEND;
 	a->max_send_sge = SRNIC_MAX_SGE;
 	a->max_recv_sge = SRNIC_MAX_SGE;
 	a->max_sge_rd = SRNIC_MAX_SGE_RD;

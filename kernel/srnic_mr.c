@@ -21,7 +21,8 @@
 
 /*
  * Access rights of a registration. ZERO_BASED needs iova rewriting that the
- * data path does not do; ON_DEMAND needs ODP. HUGETLB is a hint and the
+ * data path does not do; ON_DEMAND is only for reg_user_mr, which takes it
+ * off before it asks (srnic_mr_new_odp()). HUGETLB is a hint and the
  * optional range (relaxed ordering) may be ignored.
  */
 static int srnic_mr_check_access(int access)
@@ -127,6 +128,7 @@ static void srnic_mr_free(struct srnic_mr *mr)
 
 	ib_umem_release(mr->umem);
 	srnic_mr_dmabuf_release(mr);
+	srnic_odp_release(mr);
 	kvfree(mr->fr_blocks);
 	kvfree(mr->blocks);
 	/* A lookup that lost the race may still read the count under RCU. */
@@ -289,13 +291,59 @@ err_release_umem:
 	return ERR_PTR(err);
 }
 
+/*
+ * An ODP MR over [@start, @start + @length) at @iova: a table of one entry
+ * per page, all empty, and an MMU interval notifier over the range
+ * (srnic_odp.h). Nothing is pinned or faulted in. Explicit ODP only: an
+ * implicit MR (the whole address space) is refused.
+ */
+static struct srnic_mr *srnic_mr_new_odp(struct ib_pd *pd, u64 start,
+					 u64 length, u64 iova, int access)
+{
+	struct srnic_mr *mr;
+	u64 nblocks, end;
+	int err;
+
+	err = srnic_mr_check_access(access & ~IB_ACCESS_ON_DEMAND);
+	if (err)
+		return ERR_PTR(err);
+	if (!start && length == U64_MAX)
+		return ERR_PTR(-EOPNOTSUPP);
+	if (!length || check_add_overflow(iova, length, &end) ||
+	    check_add_overflow(start, length, &end) || end > TASK_SIZE)
+		return ERR_PTR(-EINVAL);
+	nblocks = DIV_ROUND_UP_ULL(offset_in_page(start) + length, PAGE_SIZE);
+	if (nblocks > U32_MAX)
+		return ERR_PTR(-EINVAL);
+	mr = srnic_mr_alloc(pd, SRNIC_MR_ODP, nblocks);
+	if (IS_ERR(mr))
+		return mr;
+	mr->nblocks = nblocks;
+	mr->page_shift = PAGE_SHIFT;
+	mr->offset = offset_in_page(start);
+	err = srnic_odp_init(mr, start, length, access);
+	if (err)
+		goto err_free_mr;
+	err = srnic_mr_set_valid(mr, iova, length, access);
+	if (err)
+		goto err_free_mr;
+	return mr;
+
+err_free_mr:
+	srnic_mr_free(mr);
+	return ERR_PTR(err);
+}
+
 struct ib_mr *srnic_reg_user_mr(struct ib_pd *pd, u64 start, u64 length,
 				u64 iova, int access, struct ib_udata *udata)
 {
 	struct srnic_mr *mr;
 	int err;
 
-	mr = srnic_mr_new_user(pd, start, length, iova, access);
+	if (access & IB_ACCESS_ON_DEMAND)
+		mr = srnic_mr_new_odp(pd, start, length, iova, access);
+	else
+		mr = srnic_mr_new_user(pd, start, length, iova, access);
 	if (IS_ERR(mr))
 		return ERR_CAST(mr);
 	err = srnic_mr_publish(mr);
@@ -668,6 +716,7 @@ static const char *const srnic_mr_type_names[] = {
 	[SRNIC_MR_USER] = "user",
 	[SRNIC_MR_FAST] = "fast_reg",
 	[SRNIC_MR_DMABUF] = "dmabuf",
+	[SRNIC_MR_ODP] = "odp",
 };
 
 /*
@@ -699,6 +748,10 @@ static int srnic_fill_res_mr_entry(struct sk_buff *msg, struct ib_mr *ibmr)
 	if (mr->type != SRNIC_MR_DMA &&
 	    (rdma_nl_put_driver_u64(msg, "block_size", BIT_ULL(page_shift)) ||
 	     rdma_nl_put_driver_u32(msg, "blocks", nblocks)))
+		goto err_cancel;
+	/* ODP: the pages faulted in and not invalidated since */
+	if (mr->type == SRNIC_MR_ODP &&
+	    rdma_nl_put_driver_u32(msg, "mapped", srnic_odp_mapped(mr)))
 		goto err_cancel;
 	nla_nest_end(msg, table);
 	return 0;

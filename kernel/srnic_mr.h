@@ -42,6 +42,7 @@ enum srnic_mr_type {
 	SRNIC_MR_USER,		/* reg_user_mr: pinned user pages */
 	SRNIC_MR_FAST,		/* alloc_mr(IB_MR_TYPE_MEM_REG) */
 	SRNIC_MR_DMABUF,	/* reg_user_mr_dmabuf: an attached dma-buf */
+	SRNIC_MR_ODP,		/* reg_user_mr(IB_ACCESS_ON_DEMAND): srnic_odp.h */
 };
 
 /**
@@ -64,6 +65,8 @@ enum srnic_mr_type {
  * @dmabuf: the dma-buf attachment of a dma-buf MR (which holds a reference
  *	on the dma-buf); NULL for other MRs
  * @dmabuf_sgt: @dmabuf mapped, from registration to srnic_mr_free()
+ * @odp: ODP state (ODP MRs; NULL for others). An ODP MR's table has one
+ *	entry per page, each NULL until faulted in (srnic_odp.h)
  *
  * @page_shift, @offset, @blocks and @nblocks of a fast-reg MR change only in
  * srnic_mr_fast_reg(), which IBA allows only in the FREE state, i.e. when
@@ -88,6 +91,7 @@ struct srnic_mr {
 	struct ib_umem		*umem;
 	struct dma_buf_attachment *dmabuf;
 	struct sg_table		*dmabuf_sgt;
+	struct srnic_odp	*odp;
 };
 
 static inline struct srnic_mr *to_srnic_mr(struct ib_mr *ibmr)

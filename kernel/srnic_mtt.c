@@ -46,18 +46,13 @@ static struct page *srnic_mtt_page(const struct srnic_mr *mr, u64 iova,
 }
 
 /*
- * Walk [iova, iova + len) of @mr, calling @fn on each mapped piece: one page
- * at a time through kmap_local_page() for table MRs, in one go for DMA MRs.
- * Always inlined so that @fn is a direct call.
+ * Walk [iova, iova + len) of a table MR, calling @fn on each page's piece
+ * through kmap_local_page().
  */
-static __always_inline int srnic_mtt_walk(struct srnic_mr *mr, u64 iova,
-					  u32 len,
-					  int (*fn)(void *va, u32 n, void *ctx),
-					  void *ctx)
+static __always_inline int
+srnic_mtt_walk_pages(struct srnic_mr *mr, u64 iova, u32 len,
+		     int (*fn)(void *va, u32 n, void *ctx), void *ctx)
 {
-	if (mr->type == SRNIC_MR_DMA)
-		return fn((void *)(uintptr_t)iova, len, ctx);
-
 	while (len) {
 		unsigned int poff;
 		struct page *page;
@@ -78,6 +73,36 @@ static __always_inline int srnic_mtt_walk(struct srnic_mr *mr, u64 iova,
 		len -= n;
 	}
 	return 0;
+}
+
+/*
+ * Walk [iova, iova + len) of @mr, calling @fn on each mapped piece: in one
+ * go for DMA MRs, page by page otherwise. An ODP MR's pages are walked
+ * under its lock (srnic_odp.h), which an invalidation waits for, and only
+ * when all of them are there: else -EAGAIN (with a fault queued) or
+ * -EFAULT, and nothing is copied. Always inlined so that @fn is a direct
+ * call.
+ */
+static __always_inline int srnic_mtt_walk(struct srnic_mr *mr, u64 iova,
+					  u32 len,
+					  int (*fn)(void *va, u32 n, void *ctx),
+					  void *ctx)
+{
+	unsigned long flags;
+	int err;
+
+	if (mr->type == SRNIC_MR_DMA)
+		return fn((void *)(uintptr_t)iova, len, ctx);
+	if (mr->type != SRNIC_MR_ODP)
+		return srnic_mtt_walk_pages(mr, iova, len, fn, ctx);
+	spin_lock_irqsave(&mr->odp->lock, flags);
+	err = srnic_odp_check(mr, iova, len);
+	if (!err)
+		err = srnic_mtt_walk_pages(mr, iova, len, fn, ctx);
+	spin_unlock_irqrestore(&mr->odp->lock, flags);
+	if (err == -EAGAIN)
+		srnic_odp_request(mr, iova, len);
+	return err;
 }
 
 static int srnic_mtt_chunk_to(void *va, u32 n, void *ctx)
@@ -113,17 +138,18 @@ static int srnic_mtt_chunk_from_skb(void *va, u32 n, void *ctx)
 	return 0;
 }
 
-void srnic_mr_copy_to(struct srnic_mr *mr, u64 iova, const void *src,
-		      u32 len)
+int srnic_mr_copy_to(struct srnic_mr *mr, u64 iova, const void *src, u32 len)
 {
-	if (len)
-		srnic_mtt_walk(mr, iova, len, srnic_mtt_chunk_to, &src);
+	if (!len)
+		return 0;
+	return srnic_mtt_walk(mr, iova, len, srnic_mtt_chunk_to, &src);
 }
 
-void srnic_mr_copy_from(struct srnic_mr *mr, u64 iova, void *dst, u32 len)
+int srnic_mr_copy_from(struct srnic_mr *mr, u64 iova, void *dst, u32 len)
 {
-	if (len)
-		srnic_mtt_walk(mr, iova, len, srnic_mtt_chunk_from, &dst);
+	if (!len)
+		return 0;
+	return srnic_mtt_walk(mr, iova, len, srnic_mtt_chunk_from, &dst);
 }
 
 int srnic_mr_copy_from_skb(struct srnic_mr *mr, u64 iova,
@@ -158,6 +184,9 @@ int srnic_mr_add_frags(struct srnic_mr *mr, u64 iova, u32 len,
 	if (!len)
 		return 0;
 	if (WARN_ON_ONCE(skb_cloned(skb)))
+		return -EMSGSIZE;
+	/* An ODP MR's pages may go at any time: copy them under its lock. */
+	if (mr->type == SRNIC_MR_ODP)
 		return -EMSGSIZE;
 
 	/* Translate and vet every page first: on failure @skb is untouched. */
@@ -205,7 +234,8 @@ u64 *srnic_mr_atomic_map(struct srnic_mr *mr, u64 iova)
 	unsigned int poff;
 	struct page *page;
 
-	if (!IS_ALIGNED(iova, sizeof(u64)))
+	/* ODP MRs do not advertise atomics: no mapping outlives its lock. */
+	if (!IS_ALIGNED(iova, sizeof(u64)) || mr->type == SRNIC_MR_ODP)
 		return NULL;
 	page = srnic_mtt_page(mr, iova, &poff);
 	/* A zero-based fast-reg MR may put an aligned iova on odd memory. */

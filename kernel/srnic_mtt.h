@@ -35,11 +35,12 @@ struct srnic_mr;
  *
  * Copies between an MR range and kernel memory. The range was checked at
  * lookup; a translation outside the table only WARNs (and copies nothing
- * more).
+ * more). Return: 0, or for an ODP MR -EAGAIN (a page is not faulted in
+ * yet; a fault is queued and nothing was copied) or -EFAULT (a page failed
+ * to fault), or -EFAULT from a translation that failed.
  */
-void srnic_mr_copy_to(struct srnic_mr *mr, u64 iova, const void *src,
-		      u32 len);
-void srnic_mr_copy_from(struct srnic_mr *mr, u64 iova, void *dst, u32 len);
+int srnic_mr_copy_to(struct srnic_mr *mr, u64 iova, const void *src, u32 len);
+int srnic_mr_copy_from(struct srnic_mr *mr, u64 iova, void *dst, u32 len);
 
 /**
  * srnic_mr_copy_from_skb() - RX: copy skb payload into an MR
@@ -50,7 +51,7 @@ void srnic_mr_copy_from(struct srnic_mr *mr, u64 iova, void *dst, u32 len);
  * @len: bytes
  *
  * Return: 0, or -EFAULT if @skb holds less than @off + @len bytes (or the
- * translation failed).
+ * translation failed); for an ODP MR also -EAGAIN, as srnic_mr_copy_to().
  */
 int srnic_mr_copy_from_skb(struct srnic_mr *mr, u64 iova,
 			   const struct sk_buff *skb, int off, u32 len);
@@ -69,7 +70,8 @@ int srnic_mr_copy_from_skb(struct srnic_mr *mr, u64 iova,
  *
  * Return: 0, or -EMSGSIZE with @skb unchanged when the range would not fit
  * in MAX_SKB_FRAGS or a page cannot be a fragment (slab memory, a DMA-MR
- * address outside the linear map): the caller then copies instead.
+ * address outside the linear map, any page of an ODP MR): the caller then
+ * copies instead.
  */
 int srnic_mr_add_frags(struct srnic_mr *mr, u64 iova, u32 len,
 		       struct sk_buff *skb);
@@ -81,7 +83,8 @@ int srnic_mr_add_frags(struct srnic_mr *mr, u64 iova, u32 len,
  *
  * Return: a kmap_local pointer (release with srnic_mr_atomic_unmap(), in
  * LIFO order with other kmap_local mappings), or NULL if @iova or the
- * memory behind it is not 8-byte aligned (IBA: misaligned atomic). An
+ * memory behind it is not 8-byte aligned (IBA: misaligned atomic) or the
+ * MR is an ODP MR (no atomics on ODP MRs). An
  * aligned u64 never crosses a page, let alone a block.
  */
 u64 *srnic_mr_atomic_map(struct srnic_mr *mr, u64 iova);

@@ -301,13 +301,47 @@ static bool srnic_req_fetch(struct srnic_qp *qp)
 }
 
 /*
+ * Outgoing packet and its path, handed from the builder to srnic_xmit();
+ * without a packet, @fatal: move the QP to the error state, @again: run
+ * the TX side again later (out of memory), @odp_wait: fault @odp_miss in
+ * (for @odp_access), then run again (srnic_req_odp_fault()).
+ */
+struct srnic_req_pkt {
+	struct sk_buff		*skb;
+	unsigned int		pad;
+	const struct srnic_av	*av;
+	struct srnic_av		ud_av;
+	bool			fatal;
+	bool			again;
+	bool			odp_wait;
+	struct ib_sge		odp_miss;
+	int			odp_access;
+};
+
+/*
+ * A walk of a WQE's SGEs stopped with -EAGAIN at @c: a page of an ODP MR is
+ * not faulted in. @miss is the rest of the SGE piece there, which
+ * srnic_req_odp_fault() faults in.
+ */
+static void srnic_req_odp_miss(const struct srnic_sge_cursor *c,
+			       struct ib_sge *miss)
+{
+	const struct ib_sge *sge = &c->sge[c->i];
+
+	miss->lkey = sge->lkey;
+	miss->addr = sge->addr + c->off;
+	miss->length = sge->length - c->off;
+}
+
+/*
  * Copy @len bytes of the message of @wqe, from byte @off, into @dst. The
- * local keys are checked here, at use.
+ * local keys are checked here, at use. -EAGAIN: see srnic_req_odp_miss().
  */
 static int srnic_wqe_copy_out(struct srnic_qp *qp, struct srnic_send_wqe *wqe,
-			      u32 off, void *dst, u32 len)
+			      u32 off, void *dst, u32 len, struct ib_sge *miss)
 {
 	struct srnic_sge_cursor c;
+	int err;
 
 	if (wqe->is_inline) {
 		memcpy(dst, wqe->inline_data + off, len);
@@ -315,7 +349,10 @@ static int srnic_wqe_copy_out(struct srnic_qp *qp, struct srnic_send_wqe *wqe,
 	}
 	srnic_sge_cursor_init(&c, qp->sdev, qp->ibqp.pd, wqe->sge,
 			      wqe->num_sge, off);
-	return srnic_sge_copy_from(&c, dst, len);
+	err = srnic_sge_copy_from(&c, dst, len);
+	if (err == -EAGAIN)
+		srnic_req_odp_miss(&c, miss);
+	return err;
 }
 
 /*
@@ -339,21 +376,51 @@ static int srnic_wqe_add_frags(struct srnic_qp *qp, struct srnic_send_wqe *wqe,
 }
 
 /*
+ * A READ's local buffers in ODP MRs are faulted in before the request goes
+ * (the completer places the responses in softirq, where it cannot fault):
+ * 0, or -EAGAIN (@out says what to fault in).
+ */
+static int srnic_req_read_ready(struct srnic_qp *qp, struct srnic_send_wqe *wqe,
+				struct srnic_req_pkt *out)
+{
+	struct srnic_sge_cursor c;
+	int err;
+
+	srnic_sge_cursor_init(&c, qp->sdev, qp->ibqp.pd, wqe->sge,
+			      wqe->num_sge, 0);
+	err = srnic_sge_ready(&c, min_t(u32, wqe->length, SRNIC_ODP_READY_MAX),
+			      IB_ACCESS_LOCAL_WRITE);
+	if (err != -EAGAIN)
+		return 0;	/* any other fault is the completer's to find */
+	srnic_req_odp_miss(&c, &out->odp_miss);
+	out->odp_access = IB_ACCESS_LOCAL_WRITE;
+	return err;
+}
+
+/*
  * The payload of the next packet. RC sends straight from the pinned pages
  * of the memory region (the responder has copied the data out before it
  * ACKs, and the completion waits for the ACK). UC and UD complete as soon
  * as the packet is handed to IP, when the user may reuse the buffer while
  * the packet still waits in a queue, so they copy; so do small payloads,
- * where a copy is cheaper than fragments, and inline data.
+ * where a copy is cheaper than fragments, inline data and ODP MRs' pages.
+ * -EAGAIN in *@err: a page of an ODP MR is not faulted in (@out says
+ * which), also one that a READ's response will land in.
  */
 static struct sk_buff *srnic_req_payload(struct srnic_qp *qp,
 					 struct srnic_send_wqe *wqe,
 					 unsigned int hdr_len, u32 paylen,
-					 int *err)
+					 struct srnic_req_pkt *out, int *err)
 {
 	struct sk_buff *skb;
 
 	*err = 0;
+	out->odp_access = 0;
+	if (wqe->opcode == IB_WR_RDMA_READ && !wqe->sent &&
+	    srnic_req_read_ready(qp, wqe, out)) {
+		*err = -EAGAIN;
+		return NULL;
+	}
 	if (qp->ibqp.qp_type == IB_QPT_RC && !wqe->is_inline &&
 	    paylen >= SRNIC_ZCOPY_MIN) {
 		skb = srnic_xmit_alloc(hdr_len, 0);
@@ -374,7 +441,8 @@ static struct sk_buff *srnic_req_payload(struct srnic_qp *qp,
 		return NULL;
 	}
 	*err = paylen ? srnic_wqe_copy_out(qp, wqe, wqe->sent,
-					   skb_put(skb, paylen), paylen) : 0;
+					   skb_put(skb, paylen), paylen,
+					   &out->odp_miss) : 0;
 	if (*err) {
 		kfree_skb(skb);
 		return NULL;
@@ -414,20 +482,6 @@ static void srnic_req_local_op(struct srnic_qp *qp, struct srnic_send_wqe *wqe)
 		wqe->status = IB_WC_LOC_PROT_ERR;
 	wqe->state = SRNIC_WQE_DONE;
 }
-
-/*
- * Outgoing packet and its path, handed from the builder to srnic_xmit();
- * without a packet, @fatal: move the QP to the error state, @again: run
- * the TX side again later (out of memory).
- */
-struct srnic_req_pkt {
-	struct sk_buff		*skb;
-	unsigned int		pad;
-	const struct srnic_av	*av;
-	struct srnic_av		ud_av;
-	bool			fatal;
-	bool			again;
-};
 
 /*
  * Will the WQE after the one at @cur be sent right after it? Only a fetched
@@ -737,9 +791,9 @@ static int srnic_req_build(struct srnic_qp *qp, struct srnic_send_wqe *wqe,
 
 	pad = srnic_pad_count(paylen);
 	hdr_len = srnic_opcode_hdr_len(opcode);
-	skb = srnic_req_payload(qp, wqe, hdr_len, paylen, &err);
+	skb = srnic_req_payload(qp, wqe, hdr_len, paylen, out, &err);
 	if (!skb)
-		return err == -ENOMEM ? -ENOMEM : -EACCES;
+		return err == -ENOMEM || err == -EAGAIN ? err : -EACCES;
 
 	ackreq = rc && srnic_req_ackreq(qp, pos);
 	bth = (struct srnic_bth *)skb->data;
@@ -1129,6 +1183,11 @@ static struct sk_buff *srnic_req_next(struct srnic_qp *qp,
 			pkt->again = true;
 			return NULL;
 		}
+		if (ret == -EAGAIN) {
+			/* Nothing changed: fault in, then try again. */
+			pkt->odp_wait = true;
+			return NULL;
+		}
 		if (ret < 0) {
 			srnic_req_fail(qp, wqe,
 				       ret == -EACCES ? IB_WC_LOC_PROT_ERR :
@@ -1144,6 +1203,25 @@ static struct sk_buff *srnic_req_next(struct srnic_qp *qp,
 	return NULL;
 }
 
+/*
+ * The next packet needs a page of an ODP MR that is not faulted in
+ * (@pkt->odp_miss). Only the QP's work item faults it in: it holds no
+ * lock and may sleep (a run in softirq may not, and a system call's run
+ * may hold locks that must not wait for the mmap lock). Returns true: run
+ * again. A fault that fails marks the pages, and the WQE then fails with a
+ * local protection error.
+ */
+static bool srnic_req_odp_fault(struct srnic_qp *qp, struct srnic_req_pkt *pkt)
+{
+	struct srnic_sge_cursor c;
+
+	if (current_work() != &qp->tx_work)
+		return true;
+	srnic_sge_cursor_init(&c, qp->sdev, qp->ibqp.pd, &pkt->odp_miss, 1, 0);
+	srnic_sge_fault(&c, pkt->odp_access);
+	return true;
+}
+
 /* The requester's turn in a run of the TX scheduler. */
 static bool srnic_req_tx(struct srnic_qp *qp, struct srnic_tx_run *run)
 {
@@ -1153,6 +1231,7 @@ static bool srnic_req_tx(struct srnic_qp *qp, struct srnic_tx_run *run)
 	for (; run->budget; run->budget--) {
 		pkt.fatal = false;
 		pkt.again = false;
+		pkt.odp_wait = false;
 		spin_lock_bh(&qp->req_lock);
 		skb = srnic_req_next(qp, &pkt);
 		/*
@@ -1175,6 +1254,8 @@ static bool srnic_req_tx(struct srnic_qp *qp, struct srnic_tx_run *run)
 		if (!skb) {
 			if (pkt.fatal)
 				srnic_qp_error(qp);
+			if (pkt.odp_wait)
+				return srnic_req_odp_fault(qp, &pkt);
 			return pkt.again;
 		}
 		srnic_sched_send(run, pkt.av, skb, pkt.pad);

@@ -249,6 +249,7 @@ static int srnic_resp_place_grh(struct srnic_qp *qp, struct sk_buff *skb)
 static void srnic_resp_ud(struct srnic_qp *qp, struct srnic_pkt *pkt)
 {
 	u32 qkey = qp->ibqp.qp_type == IB_QPT_GSI ? IB_QP1_QKEY : qp->attr.qkey;
+	int err;
 
 	if (!pkt->deth || srnic_deth_qkey(pkt->deth) != qkey) {
 		srnic_count(qp->sdev, SRNIC_CNT_RX_BAD_HDR);
@@ -258,8 +259,17 @@ static void srnic_resp_ud(struct srnic_qp *qp, struct srnic_pkt *pkt)
 		srnic_count(qp->sdev, SRNIC_CNT_UD_NO_RECV);
 		return;
 	}
-	if (srnic_resp_place_grh(qp, pkt->skb) ||
-	    srnic_resp_place(qp, pkt->skb, pkt->hdr_len, NULL, pkt->paylen)) {
+	err = srnic_resp_place_grh(qp, pkt->skb);
+	if (!err)
+		err = srnic_resp_place(qp, pkt->skb, pkt->hdr_len, NULL,
+				       pkt->paylen);
+	if (err == -EAGAIN) {
+		/* ODP: dropped, the WQE kept for the next datagram */
+		qp->resp.wqe_offset = 0;
+		srnic_count(qp->sdev, SRNIC_CNT_UD_NO_RECV);
+		return;
+	}
+	if (err) {
 		srnic_resp_complete(qp, NULL, IB_WC_LOC_LEN_ERR, false);
 		return;
 	}
@@ -376,7 +386,7 @@ static int srnic_resp_write(struct srnic_qp *qp, struct srnic_pkt *pkt)
 					     pkt->hdr_len, pkt->paylen);
 		srnic_mr_put(mr);
 		if (err)
-			return -EACCES;
+			return err == -EAGAIN ? err : -EACCES;
 	}
 	qp->resp.write_va += pkt->paylen;
 	qp->resp.write_resid -= pkt->paylen;
@@ -414,6 +424,7 @@ static int srnic_resp_read(struct srnic_qp *qp, struct srnic_pkt *pkt)
 	u32 len = srnic_reth_len(pkt->reth);
 	struct srnic_rd_atomic *rd;
 	struct srnic_mr *mr;
+	int err;
 
 	if (!(qp->attr.qp_access_flags & IB_ACCESS_REMOTE_READ))
 		return -EACCES;
@@ -424,7 +435,12 @@ static int srnic_resp_read(struct srnic_qp *qp, struct srnic_pkt *pkt)
 				       IB_ACCESS_REMOTE_READ);
 		if (IS_ERR(mr))
 			return -EACCES;
+		/* ODP: the responses are built where faults cannot be taken. */
+		err = mr->type == SRNIC_MR_ODP ?
+		      srnic_odp_ready(mr, srnic_reth_va(pkt->reth), len) : 0;
 		srnic_mr_put(mr);
+		if (err)
+			return err == -EAGAIN ? err : -EACCES;
 	}
 	rd = srnic_resp_rd_alloc(qp);
 	if (!rd)
@@ -594,7 +610,8 @@ static enum srnic_nak_code srnic_resp_nak_for(int err)
 /*
  * Execute the RC or UC request @pkt, at the expected PSN. Sets *@npsn to the
  * PSNs it takes (a READ takes one per response packet).
- * Return: 0; -EAGAIN when no receive WQE is posted for it; or -EINVAL, with
+ * Return: 0; -EAGAIN when no receive WQE is posted for it or a page of an
+ * ODP MR it needs is being faulted in (nothing done); or -EINVAL, with
  * *@nak the NAK that an RC responder answers it with.
  */
 static int srnic_resp_exec(struct srnic_qp *qp, struct srnic_pkt *pkt,
@@ -620,10 +637,17 @@ static int srnic_resp_exec(struct srnic_qp *qp, struct srnic_pkt *pkt,
 	}
 
 	if (info->flags & SRNIC_OPF_SEND) {
+		u32 placed = qp->resp.wqe_offset;
+
 		if (!qp->resp.has_wqe)
 			return -EINVAL;
 		err = srnic_resp_place(qp, pkt->skb, pkt->hdr_len, NULL,
 				       pkt->paylen);
+		/* ODP: a page is being faulted in: RNR NAK, the WQE stays. */
+		if (err == -EAGAIN) {
+			qp->resp.wqe_offset = placed;
+			return -EAGAIN;
+		}
 		/*
 		 * IBA 9.9.3.1: a message longer than the WQE is an invalid
 		 * request; a fault of the WQE's own buffers (L_Key, PD,
@@ -651,6 +675,8 @@ static int srnic_resp_exec(struct srnic_qp *qp, struct srnic_pkt *pkt,
 	} else if (info->flags & SRNIC_OPF_ATOMIC) {
 		err = srnic_resp_atomic(qp, pkt);
 	}
+	if (err == -EAGAIN)
+		return err;	/* ODP: RNR NAK while the page is faulted in */
 	if (err) {
 		*nak = srnic_resp_nak_for(err);
 		return -EINVAL;
@@ -735,7 +761,7 @@ static void srnic_resp_rc(struct srnic_qp *qp, struct srnic_pkt *pkt)
 
 	err = srnic_resp_exec(qp, pkt, &npsn, &nak);
 	if (err == -EAGAIN) {
-		/* IBA 9.7.5.2.8: no receive WQE: RNR NAK. */
+		/* IBA 9.7.5.2.8: no receive WQE (or ODP fault): RNR NAK. */
 		srnic_count(qp->sdev, SRNIC_CNT_RNR_NAK_SENT);
 		srnic_resp_ack(qp, srnic_aeth_syn_rnr(qp->attr.min_rnr_timer),
 			       pkt->psn);
@@ -830,6 +856,7 @@ static struct sk_buff *srnic_resp_build(struct srnic_qp *qp,
 	struct srnic_mr *mr;
 	u8 opcode;
 	void *p;
+	int err;
 
 	if (rd->is_atomic) {
 		*done = true;
@@ -869,9 +896,19 @@ static struct sk_buff *srnic_resp_build(struct srnic_qp *qp,
 			*done = true;
 			return NULL;
 		}
-		srnic_mr_copy_from(mr, rd->va + off, skb_put(skb, paylen),
-				   paylen);
+		err = srnic_mr_copy_from(mr, rd->va + off, skb_put(skb, paylen),
+					 paylen);
 		srnic_mr_put(mr);
+		if (err) {
+			/*
+			 * An ODP page invalidated since the request (or
+			 * beyond what it checked): stop answering; the
+			 * requester asks again, and the page is faulted in.
+			 */
+			kfree_skb(skb);
+			*done = true;
+			return NULL;
+		}
 	}
 	qp->resp.tx_sent += paylen;
 	*padp = pad;

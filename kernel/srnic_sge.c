@@ -66,10 +66,11 @@ static int srnic_sge_piece_from(struct srnic_mr *mr, u64 iova, u32 n,
 				void *ctx)
 {
 	void **dst = ctx;
+	int err;
 
-	srnic_mr_copy_from(mr, iova, *dst, n);
+	err = srnic_mr_copy_from(mr, iova, *dst, n);
 	*dst += n;
-	return 0;
+	return err;
 }
 
 int srnic_sge_copy_from(struct srnic_sge_cursor *c, void *dst, u32 len)
@@ -81,10 +82,11 @@ static int srnic_sge_piece_to(struct srnic_mr *mr, u64 iova, u32 n,
 			      void *ctx)
 {
 	const void **src = ctx;
+	int err;
 
-	srnic_mr_copy_to(mr, iova, *src, n);
+	err = srnic_mr_copy_to(mr, iova, *src, n);
 	*src += n;
-	return 0;
+	return err;
 }
 
 int srnic_sge_copy_to(struct srnic_sge_cursor *c, const void *src, u32 len)
@@ -128,4 +130,37 @@ int srnic_sge_add_frags(struct srnic_sge_cursor *c, u32 len,
 			struct sk_buff *skb)
 {
 	return srnic_sge_walk(c, len, 0, srnic_sge_piece_frags, skb);
+}
+
+static int srnic_sge_piece_ready(struct srnic_mr *mr, u64 iova, u32 n,
+				 void *ctx)
+{
+	return mr->type == SRNIC_MR_ODP ? srnic_odp_ready(mr, iova, n) : 0;
+}
+
+int srnic_sge_ready(struct srnic_sge_cursor *c, u32 len, int access)
+{
+	return srnic_sge_walk(c, len, access, srnic_sge_piece_ready, NULL);
+}
+
+int srnic_sge_fault(struct srnic_sge_cursor *c, int access)
+{
+	const struct ib_sge *sge;
+	struct srnic_mr *mr;
+	u64 iova;
+	int err;
+	u32 n;
+
+	might_sleep();
+	if (c->i == c->num || c->off >= c->sge[c->i].length)
+		return 0;
+	sge = &c->sge[c->i];
+	iova = sge->addr + c->off;
+	n = min_t(u32, sge->length - c->off, SRNIC_ODP_READY_MAX);
+	mr = srnic_mr_get_lkey(c->sdev, c->pd, sge->lkey, iova, n, access);
+	if (IS_ERR(mr))
+		return PTR_ERR(mr);
+	err = mr->type == SRNIC_MR_ODP ? srnic_odp_fault(mr, iova, n) : 0;
+	srnic_mr_put(mr);
+	return err;
 }

@@ -53,8 +53,10 @@ void srnic_sge_cursor_init(struct srnic_sge_cursor *c, struct srnic_dev *sdev,
 /*
  * Walks of @len bytes from the cursor on, which they advance. Each returns
  * 0, an error of srnic_mr_get_lkey() (-EINVAL, -EACCES, -ERANGE), -EINVAL
- * when the list ends first, or the error of the copy named below; @c->pos
- * then says how far it got. Any context up to softirq.
+ * when the list ends first, or the error of the copy named below (for an
+ * ODP MR's piece also -EAGAIN or -EFAULT: srnic_mr_copy_to()); @c->pos
+ * then says how far it got, and the cursor stands on the piece that
+ * failed. Any context up to softirq.
  */
 
 /* Gather: copy from the list's memory into @dst. */
@@ -74,5 +76,19 @@ int srnic_sge_copy_from_skb(struct srnic_sge_cursor *c,
  */
 int srnic_sge_add_frags(struct srnic_sge_cursor *c, u32 len,
 			struct sk_buff *skb);
+
+/*
+ * ODP (srnic_odp.h). srnic_sge_ready(): are the pages of the list's @len
+ * bytes from the cursor on that lie in ODP MRs faulted in (for @access)?
+ * A hint, no copy: 0, or -EAGAIN (faults are queued) or -EFAULT as
+ * srnic_odp_ready(), with the cursor on the piece that is not. Any context.
+ *
+ * srnic_sge_fault(): fault in the piece the cursor stands on (after a walk
+ * that returned -EAGAIN), up to SRNIC_ODP_READY_MAX bytes of it. Process
+ * context: it sleeps. Return: 0 or an error of the lookup or of
+ * srnic_odp_fault().
+ */
+int srnic_sge_ready(struct srnic_sge_cursor *c, u32 len, int access);
+int srnic_sge_fault(struct srnic_sge_cursor *c, int access);
 
 #endif /* SRNIC_SGE_H */
