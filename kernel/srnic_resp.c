@@ -124,6 +124,17 @@ static struct srnic_cq *srnic_resp_rcq(struct srnic_qp *qp)
 	return qp->rcq;
 }
 
+/*
+ * The PD that keys and receive WQEs of a request are checked in: an XRC
+ * target's is that of the XRC SRQ the request names (IBA A14: the
+ * domain's receive side lives in its SRQs), others' their own.
+ */
+static struct ib_pd *srnic_resp_pd(struct srnic_qp *qp)
+{
+	lockdep_assert_held(&qp->resp_lock);
+	return qp->resp.xsrq ? qp->resp.xsrq->ibsrq.pd : qp->ibqp.pd;
+}
+
 /* Fetch the next receive WQE (RQ or SRQ) into qp->wqe. */
 static int srnic_resp_get_wqe(struct srnic_qp *qp)
 {
@@ -191,10 +202,7 @@ static int srnic_resp_place(struct srnic_qp *qp, const struct sk_buff *skb,
 
 	if (len > wqe->length || qp->resp.wqe_offset > wqe->length - len)
 		return -EMSGSIZE;
-	/* an XRC SRQ's WQEs are in its own PD (an XRC target has none) */
-	srnic_sge_cursor_init(&c, qp->sdev,
-			      qp->resp.xsrq ? qp->resp.xsrq->ibsrq.pd :
-					      qp->ibqp.pd, wqe->sge,
+	srnic_sge_cursor_init(&c, qp->sdev, srnic_resp_pd(qp), wqe->sge,
 			      wqe->num_sge, qp->resp.wqe_offset);
 	if (buf)
 		err = srnic_sge_copy_to(&c, buf, len);
@@ -337,8 +345,8 @@ static bool srnic_resp_ahead(struct srnic_qp *qp, struct srnic_pkt *pkt)
 		/* A MIDDLE packet leaves the LAST one a byte at least. */
 		if (off + pmtu >= qp->resp.write_resid)
 			return false;
-		mr = srnic_mr_get_rkey(qp->sdev, qp->ibqp.pd, srnic_qpn(qp),
-				       qp->resp.write_rkey,
+		mr = srnic_mr_get_rkey(qp->sdev, srnic_resp_pd(qp),
+				       srnic_qpn(qp), qp->resp.write_rkey,
 				       qp->resp.write_va + off, pmtu,
 				       IB_ACCESS_REMOTE_WRITE);
 		if (IS_ERR(mr))
@@ -376,7 +384,7 @@ static int srnic_resp_write(struct srnic_qp *qp, struct srnic_pkt *pkt)
 		if (!(qp->attr.qp_access_flags & IB_ACCESS_REMOTE_WRITE))
 			return -EACCES;
 		if (len) {
-			mr = srnic_mr_get_rkey(qp->sdev, qp->ibqp.pd,
+			mr = srnic_mr_get_rkey(qp->sdev, srnic_resp_pd(qp),
 					       srnic_qpn(qp), qp->resp.write_rkey,
 					       qp->resp.write_va, len,
 					       IB_ACCESS_REMOTE_WRITE);
@@ -390,9 +398,10 @@ static int srnic_resp_write(struct srnic_qp *qp, struct srnic_pkt *pkt)
 	if ((pkt->pos & SRNIC_POS_LAST) && pkt->paylen != qp->resp.write_resid)
 		return -EMSGSIZE;
 	if (pkt->paylen) {
-		mr = srnic_mr_get_rkey(qp->sdev, qp->ibqp.pd, srnic_qpn(qp),
-				       qp->resp.write_rkey, qp->resp.write_va,
-				       pkt->paylen, IB_ACCESS_REMOTE_WRITE);
+		mr = srnic_mr_get_rkey(qp->sdev, srnic_resp_pd(qp),
+				       srnic_qpn(qp), qp->resp.write_rkey,
+				       qp->resp.write_va, pkt->paylen,
+				       IB_ACCESS_REMOTE_WRITE);
 		if (IS_ERR(mr))
 			return -EACCES;
 		err = srnic_mr_copy_from_skb(mr, qp->resp.write_va, pkt->skb,
@@ -474,7 +483,7 @@ static int srnic_resp_atomic(struct srnic_qp *qp, struct srnic_pkt *pkt)
 		return -EACCES;
 	if (srnic_atmeth_va(a) & 7)
 		return -EINVAL;
-	mr = srnic_mr_get_rkey(qp->sdev, qp->ibqp.pd, srnic_qpn(qp),
+	mr = srnic_mr_get_rkey(qp->sdev, srnic_resp_pd(qp), srnic_qpn(qp),
 			       srnic_atmeth_rkey(a), srnic_atmeth_va(a),
 			       sizeof(u64), IB_ACCESS_REMOTE_ATOMIC);
 	if (IS_ERR(mr))
@@ -617,9 +626,11 @@ static enum srnic_nak_code srnic_resp_nak_for(int err)
 /*
  * XRC target: the request's XRCETH must name an XRC SRQ of the QP's domain
  * (srnic_resp_xrc() found it), the one the message's open receive WQE
- * came from if there is one; srnic's XRC target takes SENDs only (no
- * RDMA, atomics or invalidation: the domain has no PD to check keys in).
- * Anything else is an invalid request (IBA A14), NAKed and counted.
+ * came from if there is one. srnic's XRC target takes SENDs, RDMA WRITEs
+ * and atomics, all checked in that SRQ's PD when they arrive; not READs,
+ * whose responses are built later (the SRQ may be gone by then), nor
+ * invalidation. Anything else is an invalid request (IBA A14), NAKed and
+ * counted.
  */
 static bool srnic_resp_xrc_ok(struct srnic_qp *qp,
 			      const struct srnic_opcode_info *info)
@@ -631,8 +642,7 @@ static bool srnic_resp_xrc_ok(struct srnic_qp *qp,
 		return true;
 	if (!srq || (qp->resp.has_wqe && qp->resp.xsrqn != srq->srq_num))
 		return false;
-	return (info->flags & (SRNIC_OPF_SEND | SRNIC_OPF_IETH)) ==
-	       SRNIC_OPF_SEND;
+	return !(info->flags & (SRNIC_OPF_READ | SRNIC_OPF_IETH));
 }
 
 /*

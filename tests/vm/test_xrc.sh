@@ -14,7 +14,8 @@
 # and receive on their own XRC SRQs and CQs, every byte checked), sends to
 # an unknown SRQ number and to an SRQ of another domain refused (remote
 # invalid request at the sender, send_inv_req_err counted); the default
-# mode refuses XRC (stock rxe provider, no XRC capability).
+# mode refuses XRC (stock rxe provider, no XRC capability). srnicctl qp
+# show (rdma restrack) lists the XRC QP types.
 set -u
 cd "$(dirname "$0")/../.." || exit 1
 . tests/vm/lib.sh
@@ -73,6 +74,24 @@ xsrq2() {
 	[ "$rc1" -eq 0 ] && [ "$rc2" -eq 0 ] && [ "$rcs" -eq 0 ]
 }
 t_check "ibv_xsrq_pingpong: two client processes on one server" xsrq2
+
+# restrack: the XRC QP types while an ibv_xsrq_pingpong server waits
+QPS=/tmp/xrc_qps.txt
+xrc_restrack() {
+	local srv rc
+	bg_start srv timeout 60 ip netns exec nsA \
+		ibv_xsrq_pingpong -d srnic0 -g "$G0" -m 1024 -n 5
+	ready pair_tcp_listening || return 1
+	ip netns exec nsA build/userspace/ctl/srnicctl qp show srnic0 >"$QPS" 2>&1
+	timeout 50 ip netns exec nsB \
+		ibv_xsrq_pingpong -d srnic1 -g "$G1" -m 1024 -n 5 10.99.0.1 >/dev/null
+	rc=$?
+	wait "$srv" || rc=1
+	[ "$rc" -eq 0 ]
+}
+t_check "ibv_xsrq_pingpong with the server's QPs listed" xrc_restrack
+t_check "srnicctl qp show: the XRC send QP (XRC_INI)" grep -q XRC_INI "$QPS"
+t_check "srnicctl qp show: the XRC receive QP (XRC_TGT)" grep -q XRC_TGT "$QPS"
 t_eq "no XRC request refused by the pingpongs" \
 	"$(counter srnic0 send_inv_req_err)" "$inv0"
 

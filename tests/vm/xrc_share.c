@@ -15,7 +15,9 @@
  * loopback path through GID_INDEX) and sends messages of several sizes,
  * multi-packet ones included, alternately to the two SRQs. Each receiver
  * checks every byte it got, that every completion names the target QP,
- * and that nothing meant for the other receiver came to it. Then the
+ * and that nothing meant for the other receiver came to it. An RDMA
+ * WRITE and two FETCH_ADDs over XRC land in receiver 0's buffer, keyed in
+ * the PD of its SRQ (srnic's XRC has no RDMA READ). Then the
  * refusals: a send naming an SRQ number nobody has and one naming an SRQ
  * of another domain complete in error at the sender (remote invalid
  * request; test_xrc.sh checks that the device's send_inv_req_err counter
@@ -135,6 +137,23 @@ static int poll_one(struct ibv_cq *cq, struct ibv_wc *wc, long ms)
 	return 0;
 }
 
+/* What a receiver tells the sender: its SRQ, and a buffer for RDMA. */
+struct peer {
+	uint32_t srqn;
+	uint32_t rkey;
+	uint64_t addr;
+};
+
+/* Receiver 0's buffer, past its first message: an RDMA WRITE and a word. */
+#define RDMA_OFF	4096
+#define RDMA_LEN	3000	/* three packets */
+#define ATOMIC_OFF	8192
+
+static uint8_t rdma_byte(size_t off)
+{
+	return (uint8_t)(off * 7 + 3);
+}
+
 /* ------------------------------------------------------------ receiver */
 
 struct rcv {
@@ -176,7 +195,9 @@ static bool rcv_setup(struct rcv *v, int r, uint32_t tgt_qpn)
 		return false;
 	v->buf = aligned_alloc(4096, (size_t)NMSG * SLOT);
 	v->mr = v->buf ? ibv_reg_mr(v->pd, v->buf, (size_t)NMSG * SLOT,
-				    IBV_ACCESS_LOCAL_WRITE) : NULL;
+				    IBV_ACCESS_LOCAL_WRITE |
+				    IBV_ACCESS_REMOTE_WRITE |
+				    IBV_ACCESS_REMOTE_ATOMIC) : NULL;
 	v->cq = ibv_create_cq(v->ctx, 4 * NMSG, NULL, NULL, 0);
 	v->srq = v->mr && v->cq ? xrc_srq(v->ctx, v->pd, v->xrcd, v->cq) : NULL;
 	snprintf(name, sizeof(name), "receiver %d: XRC SRQ on its own CQ", r);
@@ -226,6 +247,23 @@ static void rcv_check(struct rcv *v, int r, uint32_t tgt_qpn)
 	check(name, poll_one(v->cq, &wc, 200) == 0, "an extra completion");
 }
 
+/* After the sender is done: its RDMA WRITE and two FETCH_ADDs of 5. */
+static void rcv_check_rdma(struct rcv *v)
+{
+	uint64_t word;
+	size_t off;
+	int bad_bytes = 0;
+
+	for (off = 0; off < RDMA_LEN; off++)
+		bad_bytes += v->buf[RDMA_OFF + off] != rdma_byte(off);
+	bad_bytes += v->buf[RDMA_OFF + RDMA_LEN] != 0;
+	check("receiver 0: the XRC RDMA WRITE landed in its SRQ's PD, every byte",
+	      !bad_bytes, "%d bytes differ", bad_bytes);
+	memcpy(&word, v->buf + ATOMIC_OFF, sizeof(word));
+	check("receiver 0: two XRC FETCH_ADDs of 5 made 10", word == 10,
+	      "the word is %llu", (unsigned long long)word);
+}
+
 static void rcv_teardown(struct rcv *v)
 {
 	if (v->srq)
@@ -252,17 +290,23 @@ static void rcv_teardown(struct rcv *v)
 static int receiver(int r, uint32_t tgt_qpn, int up, int down)
 {
 	struct rcv v = {};
-	uint32_t srqn = 0;
+	struct peer p = {};
 	char c;
 
-	if (rcv_setup(&v, r, tgt_qpn) && ibv_get_srq_num(v.srq, &srqn))
-		srqn = 0;
+	if (rcv_setup(&v, r, tgt_qpn) && ibv_get_srq_num(v.srq, &p.srqn))
+		p.srqn = 0;
 	check(r ? "receiver 1: ibv_get_srq_num" : "receiver 0: ibv_get_srq_num",
-	      srqn, "no SRQ number");
-	xwrite(up, &srqn, sizeof(srqn));
-	if (srqn)
+	      p.srqn, "no SRQ number");
+	if (p.srqn) {
+		p.rkey = v.mr->rkey;
+		p.addr = (uintptr_t)v.buf;
+	}
+	xwrite(up, &p, sizeof(p));
+	if (p.srqn)
 		rcv_check(&v, r, tgt_qpn);
 	xread(down, &c, 1);
+	if (p.srqn && r == 0)
+		rcv_check_rdma(&v);
 	rcv_teardown(&v);
 	return fails;
 }
@@ -306,6 +350,7 @@ static bool make_pair(struct tgt *t)
 	struct vt_conn c = {
 		.dgid = t->gid, .sgid_index = gid_index, .psn = 0x123,
 		.timeout = 14, .rnr_retry = 7,
+		.access = IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_ATOMIC,
 	};
 	struct ibv_qp_attr a;
 
@@ -375,6 +420,63 @@ static void send_all(struct tgt *t, const uint32_t *srqn)
 	check("sender: every send completed successfully",
 	      n == NMSG * NRECV && !bad_wc, "%d completions, %d in error",
 	      n, bad_wc);
+}
+
+/* Post one WR on the initiator and wait for its completion: its status. */
+static int post_wait(struct tgt *t, struct ibv_send_wr *wr, struct ibv_wc *wc)
+{
+	struct ibv_send_wr *badwr;
+
+	if (ibv_post_send(t->ini, wr, &badwr))
+		return -1;
+	if (poll_one(t->scq, wc, WAIT_MS) != 1)
+		return -1;
+	return wc->status;
+}
+
+/*
+ * RDMA over XRC to receiver 0: a WRITE of RDMA_LEN bytes and two
+ * FETCH_ADDs, keyed in the PD of its SRQ (the target QP has none).
+ */
+static void rdma_to(struct tgt *t, const struct peer *p)
+{
+	uint8_t *src = t->buf + 2 * SLOT;
+	uint64_t *orig = (uint64_t *)(t->buf + 3 * SLOT);
+	struct ibv_sge sge = {
+		.addr = (uintptr_t)src, .length = RDMA_LEN,
+		.lkey = t->mr->lkey,
+	};
+	struct ibv_send_wr wr = {
+		.wr_id = 200, .sg_list = &sge, .num_sge = 1,
+		.opcode = IBV_WR_RDMA_WRITE, .send_flags = IBV_SEND_SIGNALED,
+	};
+	struct ibv_wc wc;
+	size_t off;
+	int st, i;
+
+	for (off = 0; off < RDMA_LEN; off++)
+		src[off] = rdma_byte(off);
+	wr.qp_type.xrc.remote_srqn = p->srqn;
+	wr.wr.rdma.remote_addr = p->addr + RDMA_OFF;
+	wr.wr.rdma.rkey = p->rkey;
+	st = post_wait(t, &wr, &wc);
+	check("sender: XRC RDMA WRITE completed", st == IBV_WC_SUCCESS,
+	      "status %d", st);
+	for (i = 0; i < 2; i++) {
+		sge.addr = (uintptr_t)&orig[i];
+		sge.length = sizeof(uint64_t);
+		wr.opcode = IBV_WR_ATOMIC_FETCH_AND_ADD;
+		wr.wr.atomic.remote_addr = p->addr + ATOMIC_OFF;
+		wr.wr.atomic.rkey = p->rkey;
+		wr.wr.atomic.compare_add = 5;
+		orig[i] = 99;
+		st = post_wait(t, &wr, &wc);
+		check(i ? "sender: second XRC FETCH_ADD returned 5" :
+			  "sender: first XRC FETCH_ADD returned 0",
+		      st == IBV_WC_SUCCESS && orig[i] == (uint64_t)(5 * i),
+		      "status %d, original %llu", st,
+		      (unsigned long long)orig[i]);
+	}
 }
 
 /* A send to @srqn on a fresh pair: completes with remote invalid request. */
@@ -470,6 +572,7 @@ static void parent_teardown(struct tgt *t)
 static void shared_domain(struct tgt *t)
 {
 	int up[NRECV][2], down[2], r, st;
+	struct peer peer[NRECV] = {};
 	uint32_t srqn[NRECV] = {};
 	pid_t pid[NRECV];
 
@@ -485,13 +588,16 @@ static void shared_domain(struct tgt *t)
 			close(down[1]);
 			_exit(receiver(r, t->tgt->qp_num, up[r][1], down[0]));
 		}
-		if (!xread(up[r][0], &srqn[r], sizeof(srqn[r])))
-			srqn[r] = 0;
+		if (!xread(up[r][0], &peer[r], sizeof(peer[r])))
+			peer[r].srqn = 0;
+		srqn[r] = peer[r].srqn;
 	}
 	if (check("two receiver processes made XRC SRQs in the shared domain",
 		  srqn[0] && srqn[1] && srqn[0] != srqn[1], "SRQ numbers %u %u",
-		  srqn[0], srqn[1]))
+		  srqn[0], srqn[1])) {
 		send_all(t, srqn);
+		rdma_to(t, &peer[0]);
+	}
 	/* the unknown SRQ number: past every SRQ there is */
 	send_refused(t, 0xfffff0, "a send to an unknown SRQ number fails: remote invalid request");
 	other_domain(t);

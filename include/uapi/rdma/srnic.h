@@ -25,7 +25,7 @@
  * without driver data and has no rings; its create and open responses
  * carry no driver part. XRC SRQs are created with the rxe SRQ command and
  * response (struct rxe_create_srq_resp: ring and srq_num). srnic's XRC
- * takes SEND and SEND with immediate only.
+ * takes SENDs, RDMA WRITEs and atomics, not RDMA READ.
  *
  *   /sys/class/infiniband/<dev>/SRNIC_SYSFS_GROUP/
  *       SRNIC_SYSFS_VERSION   module version, "x.y.z\n"
