@@ -500,7 +500,8 @@ static int srnic_resp_atomic(struct srnic_qp *qp, struct srnic_pkt *pkt)
 	}
 	spin_lock(&srnic_atomic_lock);
 	orig = *p;
-	if (pkt->opcode == IB_OPCODE_RC_COMPARE_SWAP) {
+	/* the operation, whatever the transport (RC or XRC) */
+	if ((pkt->opcode & ~SRNIC_OPCODE_XRC) == IB_OPCODE_COMPARE_SWAP) {
 		if (orig == srnic_atmeth_cmp(a))
 			*p = srnic_atmeth_swap_add(a);
 	} else {

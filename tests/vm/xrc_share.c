@@ -16,7 +16,7 @@
  * multi-packet ones included, alternately to the two SRQs. Each receiver
  * checks every byte it got, that every completion names the target QP,
  * and that nothing meant for the other receiver came to it. An RDMA
- * WRITE and two FETCH_ADDs over XRC land in receiver 0's buffer, keyed in
+ * WRITE, FETCH_ADDs and CMP_SWPs over XRC land in receiver 0's buffer, keyed in
  * the PD of its SRQ (srnic's XRC has no RDMA READ). Then the
  * refusals: a send naming an SRQ number nobody has and one naming an SRQ
  * of another domain complete in error at the sender (remote invalid
@@ -247,7 +247,10 @@ static void rcv_check(struct rcv *v, int r, uint32_t tgt_qpn)
 	check(name, poll_one(v->cq, &wc, 200) == 0, "an extra completion");
 }
 
-/* After the sender is done: its RDMA WRITE and two FETCH_ADDs of 5. */
+/*
+ * After the sender is done: its RDMA WRITE, two FETCH_ADDs of 5, a CMP_SWP
+ * of 10 with 77 and one that does not match.
+ */
 static void rcv_check_rdma(struct rcv *v)
 {
 	uint64_t word;
@@ -260,8 +263,8 @@ static void rcv_check_rdma(struct rcv *v)
 	check("receiver 0: the XRC RDMA WRITE landed in its SRQ's PD, every byte",
 	      !bad_bytes, "%d bytes differ", bad_bytes);
 	memcpy(&word, v->buf + ATOMIC_OFF, sizeof(word));
-	check("receiver 0: two XRC FETCH_ADDs of 5 made 10", word == 10,
-	      "the word is %llu", (unsigned long long)word);
+	check("receiver 0: two XRC FETCH_ADDs of 5 and a CMP_SWP made 77",
+	      word == 77, "the word is %llu", (unsigned long long)word);
 }
 
 static void rcv_teardown(struct rcv *v)
@@ -474,6 +477,20 @@ static void rdma_to(struct tgt *t, const struct peer *p)
 		check(i ? "sender: second XRC FETCH_ADD returned 5" :
 			  "sender: first XRC FETCH_ADD returned 0",
 		      st == IBV_WC_SUCCESS && orig[i] == (uint64_t)(5 * i),
+		      "status %d, original %llu", st,
+		      (unsigned long long)orig[i]);
+	}
+	/* 10 -> 77, then a compare that fails: 77 stays */
+	for (i = 0; i < 2; i++) {
+		sge.addr = (uintptr_t)&orig[i];
+		wr.opcode = IBV_WR_ATOMIC_CMP_AND_SWP;
+		wr.wr.atomic.compare_add = 10;
+		wr.wr.atomic.swap = i ? 5 : 77;
+		orig[i] = 99;
+		st = post_wait(t, &wr, &wc);
+		check(i ? "sender: failing XRC CMP_SWP returned 77" :
+			  "sender: XRC CMP_SWP 10 -> 77 returned 10",
+		      st == IBV_WC_SUCCESS && orig[i] == (i ? 77u : 10u),
 		      "status %d, original %llu", st,
 		      (unsigned long long)orig[i]);
 	}
