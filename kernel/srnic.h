@@ -95,6 +95,7 @@
 #define SRNIC_MAX_CQE		0x8000
 #define SRNIC_MAX_MR		0x40000
 #define SRNIC_MAX_PD		0x10000
+#define SRNIC_MAX_XRCD		0x1000
 #define SRNIC_MAX_QP_RD_ATOM	128
 #define SRNIC_MAX_SRQ		0x10000
 #define SRNIC_MAX_SRQ_WR	0x4000
@@ -163,6 +164,9 @@ enum srnic_mode {
  * @srq_xa: SRQ number -> struct srnic_srq (srnic_srq.c); an allocating
  *	xarray, protected by its own lock; an SRQ is published once complete
  * @srq_next: next SRQ number to try (xa_alloc_cyclic()); under @srq_xa's lock
+ * @xsrq_xa: SRQ number -> struct srnic_srq of the XRC SRQs only, for the
+ *	receive path (XRCETH); changed under its own lock in process
+ *	context, read under RCU (srnic_srq_xrc_lookup())
  * @qp_xa: QP number -> struct srnic_qp; xa_lock (bh) for changes, RCU for
  *	lookups from the receive path
  * @qp_next: next QP number to try (cyclic allocation); under @qp_xa's lock
@@ -182,6 +186,7 @@ enum srnic_mode {
  * @qp_count: QPs of the device, at most SRNIC_MAX_QP; atomic
  * @cq_count: CQs of the device, at most SRNIC_MAX_CQ; atomic
  * @pd_count: PDs of the device, at most SRNIC_MAX_PD; atomic
+ * @xrcd_count: XRC domains of the device, at most SRNIC_MAX_XRCD; atomic
  * @mcast: multicast groups and the UD QPs attached to them
  * @dcqcn: DCQCN knobs (srnic_dcqcn.h; written by sysfs, read locklessly)
  * @dcqcn_sysfs: the roce_np/ and roce_rp/ files of those knobs
@@ -201,6 +206,7 @@ struct srnic_dev {
 	enum ib_port_state	port_state;
 	struct xarray		srq_xa;
 	u32			srq_next;
+	struct xarray		xsrq_xa;
 	struct xarray		qp_xa;
 	u32			qp_next;
 	struct xarray		ah_xa;
@@ -213,6 +219,7 @@ struct srnic_dev {
 	atomic_t		qp_count;
 	atomic_t		cq_count;
 	atomic_t		pd_count;
+	atomic_t		xrcd_count;
 	struct srnic_mcast	mcast;
 	struct srnic_dcqcn_params dcqcn;
 	struct srnic_dcqcn_sysfs dcqcn_sysfs;
@@ -247,6 +254,11 @@ void srnic_ucontext_zap(struct srnic_ucontext *uc);
 
 struct srnic_pd {
 	struct ib_pd		ibpd;
+};
+
+/* An XRC domain: ib_core's, nothing of srnic's own (srnic_xrcd.c). */
+struct srnic_xrcd {
+	struct ib_xrcd		ibxrcd;
 };
 
 static inline void srnic_count(struct srnic_dev *sdev, enum srnic_counter c)
@@ -309,6 +321,9 @@ int srnic_cnp_sysfs_add(struct srnic_dev *sdev);
 /* srnic_pd.c */
 int srnic_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata);
 int srnic_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata);
+
+/* srnic_xrcd.c */
+extern const struct ib_device_ops srnic_xrcd_ops;
 
 #include "srnic_hdr.h"
 #include "srnic_opcode.h"

@@ -31,7 +31,7 @@ static void srnic_cnp_rcvd(struct srnic_qp *qp)
 
 static bool srnic_cnp_qp_ok(const struct srnic_qp *qp)
 {
-	return qp->ibqp.qp_type == IB_QPT_RC || qp->ibqp.qp_type == IB_QPT_UC;
+	return srnic_qp_reliable(qp) || qp->ibqp.qp_type == IB_QPT_UC;
 }
 
 /**

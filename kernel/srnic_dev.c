@@ -50,6 +50,9 @@ static int srnic_query_device(struct ib_device *ibdev,
 			      IB_DEVICE_RC_RNR_NAK_GEN |
 			      IB_DEVICE_SRQ_RESIZE |
 			      IB_DEVICE_MEM_MGT_EXTENSIONS;
+	/* XRC: native mode only (srnic_xrcd.c) */
+	if (to_srnic_dev(ibdev)->mode == SRNIC_MODE_NATIVE)
+		a->device_cap_flags |= IB_DEVICE_XRC;
 	a->kernel_cap_flags = IBK_ALLOW_USER_UNREG | IBK_ON_DEMAND_PAGING;
 	/*
 	 * Explicit ODP MRs (srnic_odp.h): RC sends, receives, WRITEs and
@@ -368,8 +371,11 @@ static void srnic_dev_set_ops(struct ib_device *ibdev, enum srnic_mode mode)
 
 	for (i = 0; i < ARRAY_SIZE(srnic_ops_tables); i++)
 		ib_set_device_ops(ibdev, srnic_ops_tables[i]);
-	if (mode == SRNIC_MODE_NATIVE)
+	if (mode == SRNIC_MODE_NATIVE) {
 		ib_set_device_ops(ibdev, &srnic_native_ops);
+		/* XRC: the rxe provider could not open a domain anyway */
+		ib_set_device_ops(ibdev, &srnic_xrcd_ops);
+	}
 }
 
 static int srnic_dev_name_taken(const char *name)

@@ -118,6 +118,15 @@ struct srnic_deth {
 } __packed;
 
 /**
+ * struct srnic_xrceth - XRC Extended Transport Header (IBA Annex A14), 4 bytes
+ * @srqn: reserved (bits 31:24) and the XRC SRQ number at the responder
+ *	(23:0); follows the BTH of every XRC request, before RETH/AtomicETH
+ */
+struct srnic_xrceth {
+	__be32	srqn;
+} __packed;
+
+/**
  * struct srnic_immdt - Immediate Data Extended Transport Header (IBA 9.3.6)
  * @imm: immediate data, opaque (passed to ib_wc.ex.imm_data as is)
  */
@@ -152,6 +161,7 @@ enum srnic_hdr_len {
 	SRNIC_DETH_LEN		= 8,
 	SRNIC_IMMDT_LEN		= 4,
 	SRNIC_IETH_LEN		= 4,
+	SRNIC_XRCETH_LEN	= 4,
 	SRNIC_CNP_RSVD_LEN	= 16,
 	SRNIC_CNP_LEN		= 28,
 	SRNIC_ICRC_LEN		= 4,
@@ -165,6 +175,7 @@ static_assert(sizeof(struct srnic_atmack) == SRNIC_ATMACK_LEN);
 static_assert(sizeof(struct srnic_deth) == SRNIC_DETH_LEN);
 static_assert(sizeof(struct srnic_immdt) == SRNIC_IMMDT_LEN);
 static_assert(sizeof(struct srnic_ieth) == SRNIC_IETH_LEN);
+static_assert(sizeof(struct srnic_xrceth) == SRNIC_XRCETH_LEN);
 static_assert(sizeof(struct srnic_cnp) == SRNIC_CNP_LEN);
 
 /* ------------------------------------------------------------ PSN helpers */
@@ -530,6 +541,18 @@ static inline __be32 srnic_immdt_imm(const struct srnic_immdt *immdt)
 static inline u32 srnic_ieth_rkey(const struct srnic_ieth *ieth)
 {
 	return be32_to_cpu(ieth->rkey);
+}
+
+static inline u32 srnic_xrceth_srqn(const struct srnic_xrceth *xrceth)
+{
+	return be32_to_cpu(xrceth->srqn) & SRNIC_QPN_MASK;
+}
+
+static inline void srnic_xrceth_set(void *p, u32 srqn)
+{
+	struct srnic_xrceth *xrceth = p;
+
+	xrceth->srqn = cpu_to_be32(srqn & SRNIC_QPN_MASK);
 }
 
 /* ------------------------------------------------------------------ ICRC */

@@ -48,6 +48,26 @@
 		.hdr_len	= (_len),				\
 	}
 
+/*
+ * XRC entries: the operation's IB_OPCODE_<op> under SRNIC_OPCODE_XRC; a
+ * request (XREQ) has an XRCETH before its other extension headers, a
+ * response (XRESP) none.
+ */
+#define SRNIC_XOP(op, _flags, _wr, _pos, _len)				\
+	[SRNIC_OPCODE_XRC | IB_OPCODE_##op] = {				\
+		.name		= "XRC_" #op,				\
+		.flags		= SRNIC_OPF_VALID | (_flags),		\
+		.wr_mask	= (_wr),				\
+		.transport	= SRNIC_TRANSPORT_XRC,			\
+		.pos		= SRNIC_POS_##_pos,			\
+		.hdr_len	= (_len),				\
+	}
+#define SRNIC_XREQ(op, _flags, _wr, _pos, _len)				\
+	SRNIC_XOP(op, SRNIC_OPF_XRCETH | (_flags), _wr, _pos,		\
+		  SRNIC_XRCETH_LEN + (_len))
+#define SRNIC_XRESP(op, _flags, _pos, _len)				\
+	SRNIC_XOP(op, _flags, 0, _pos, _len)
+
 /* Indexed by the BTH opcode byte; unlisted opcodes are invalid (all 0). */
 const struct srnic_opcode_info srnic_opcode_table[SRNIC_NUM_OPCODES] = {
 	/* RC: 0x00 - 0x17 */
@@ -153,6 +173,64 @@ const struct srnic_opcode_info srnic_opcode_table[SRNIC_NUM_OPCODES] = {
 		 SRNIC_OPF_DETH | SRNIC_OPF_IMMDT,
 		 SRNIC_WR_SEND_IMM, ONLY, SRNIC_DETH_LEN + SRNIC_IMMDT_LEN),
 
+	/* XRC: 0xa0 - 0xb7, RC's operations; requests carry an XRCETH */
+	SRNIC_XREQ(SEND_FIRST, SRNIC_F_SEND | SRNIC_OPF_RWR,
+		   SRNIC_WR_RC_SENDS, FIRST, 0),
+	SRNIC_XREQ(SEND_MIDDLE, SRNIC_F_SEND, SRNIC_WR_RC_SENDS, MIDDLE, 0),
+	SRNIC_XREQ(SEND_LAST, SRNIC_F_SEND | SRNIC_OPF_COMP,
+		   SRNIC_WR_SEND, LAST, 0),
+	SRNIC_XREQ(SEND_LAST_WITH_IMMEDIATE,
+		   SRNIC_F_SEND | SRNIC_OPF_COMP | SRNIC_OPF_IMMDT,
+		   SRNIC_WR_SEND_IMM, LAST, SRNIC_IMMDT_LEN),
+	SRNIC_XREQ(SEND_ONLY, SRNIC_F_SEND | SRNIC_OPF_RWR | SRNIC_OPF_COMP,
+		   SRNIC_WR_SEND, ONLY, 0),
+	SRNIC_XREQ(SEND_ONLY_WITH_IMMEDIATE,
+		   SRNIC_F_SEND | SRNIC_OPF_RWR | SRNIC_OPF_COMP |
+		   SRNIC_OPF_IMMDT,
+		   SRNIC_WR_SEND_IMM, ONLY, SRNIC_IMMDT_LEN),
+	SRNIC_XREQ(RDMA_WRITE_FIRST, SRNIC_F_WRITE | SRNIC_OPF_RETH,
+		   SRNIC_WR_WRITES, FIRST, SRNIC_RETH_LEN),
+	SRNIC_XREQ(RDMA_WRITE_MIDDLE, SRNIC_F_WRITE,
+		   SRNIC_WR_WRITES, MIDDLE, 0),
+	SRNIC_XREQ(RDMA_WRITE_LAST, SRNIC_F_WRITE, SRNIC_WR_WRITE, LAST, 0),
+	SRNIC_XREQ(RDMA_WRITE_LAST_WITH_IMMEDIATE,
+		   SRNIC_F_WRITE | SRNIC_OPF_IMMDT | SRNIC_OPF_RWR |
+		   SRNIC_OPF_COMP,
+		   SRNIC_WR_WRITE_IMM, LAST, SRNIC_IMMDT_LEN),
+	SRNIC_XREQ(RDMA_WRITE_ONLY, SRNIC_F_WRITE | SRNIC_OPF_RETH,
+		   SRNIC_WR_WRITE, ONLY, SRNIC_RETH_LEN),
+	SRNIC_XREQ(RDMA_WRITE_ONLY_WITH_IMMEDIATE,
+		   SRNIC_F_WRITE | SRNIC_OPF_RETH | SRNIC_OPF_IMMDT |
+		   SRNIC_OPF_RWR | SRNIC_OPF_COMP,
+		   SRNIC_WR_WRITE_IMM, ONLY, SRNIC_RETH_LEN + SRNIC_IMMDT_LEN),
+	SRNIC_XREQ(RDMA_READ_REQUEST,
+		   SRNIC_OPF_REQ | SRNIC_OPF_READ | SRNIC_OPF_RETH,
+		   SRNIC_WR_READ, ONLY, SRNIC_RETH_LEN),
+	SRNIC_XRESP(RDMA_READ_RESPONSE_FIRST, SRNIC_F_READ_RESP | SRNIC_OPF_AETH,
+		    FIRST, SRNIC_AETH_LEN),
+	SRNIC_XRESP(RDMA_READ_RESPONSE_MIDDLE, SRNIC_F_READ_RESP, MIDDLE, 0),
+	SRNIC_XRESP(RDMA_READ_RESPONSE_LAST, SRNIC_F_READ_RESP | SRNIC_OPF_AETH,
+		    LAST, SRNIC_AETH_LEN),
+	SRNIC_XRESP(RDMA_READ_RESPONSE_ONLY, SRNIC_F_READ_RESP | SRNIC_OPF_AETH,
+		    ONLY, SRNIC_AETH_LEN),
+	SRNIC_XRESP(ACKNOWLEDGE, SRNIC_OPF_RESP | SRNIC_OPF_AETH, ONLY,
+		    SRNIC_AETH_LEN),
+	SRNIC_XRESP(ATOMIC_ACKNOWLEDGE,
+		    SRNIC_OPF_RESP | SRNIC_OPF_ATOMIC | SRNIC_OPF_AETH |
+		    SRNIC_OPF_ATMACK,
+		    ONLY, SRNIC_AETH_LEN + SRNIC_ATMACK_LEN),
+	SRNIC_XREQ(COMPARE_SWAP, SRNIC_F_ATOMIC,
+		   BIT(IB_WR_ATOMIC_CMP_AND_SWP), ONLY, SRNIC_ATMETH_LEN),
+	SRNIC_XREQ(FETCH_ADD, SRNIC_F_ATOMIC,
+		   BIT(IB_WR_ATOMIC_FETCH_AND_ADD), ONLY, SRNIC_ATMETH_LEN),
+	SRNIC_XREQ(SEND_LAST_WITH_INVALIDATE,
+		   SRNIC_F_SEND | SRNIC_OPF_COMP | SRNIC_OPF_IETH,
+		   SRNIC_WR_SEND_INV, LAST, SRNIC_IETH_LEN),
+	SRNIC_XREQ(SEND_ONLY_WITH_INVALIDATE,
+		   SRNIC_F_SEND | SRNIC_OPF_RWR | SRNIC_OPF_COMP |
+		   SRNIC_OPF_IETH,
+		   SRNIC_WR_SEND_INV, ONLY, SRNIC_IETH_LEN),
+
 	/* RoCEv2 CNP: 0x81 */
 	[SRNIC_OPCODE_CNP] = {
 		.name		= "CNP",
@@ -231,7 +309,8 @@ static int srnic_opcode_rc_uc(enum ib_wr_opcode wr, enum srnic_pkt_pos pos,
 
 /**
  * srnic_opcode_for_wr() - BTH opcode of one packet of a work request
- * @qpt: QP type (IB_QPT_RC, IB_QPT_UC, IB_QPT_UD or IB_QPT_GSI)
+ * @qpt: QP type (IB_QPT_RC, IB_QPT_UC, IB_QPT_UD, IB_QPT_GSI or
+ *	IB_QPT_XRC_INI)
  * @wr: work request opcode; SEND/WRITE "with immediate" and SEND "with
  *	invalidate" are their own IB_WR_* values
  * @pos: place of the packet in the message: SRNIC_POS_ONLY when the whole
@@ -253,6 +332,10 @@ int srnic_opcode_for_wr(enum ib_qp_type qpt, enum ib_wr_opcode wr,
 	case IB_QPT_RC:
 		op = srnic_opcode_rc_uc(wr, pos, true);
 		return op < 0 ? op : IB_OPCODE_RC | op;
+	case IB_QPT_XRC_INI:
+		/* XRC has RC's operations (IBA A14) */
+		op = srnic_opcode_rc_uc(wr, pos, true);
+		return op < 0 ? op : SRNIC_OPCODE_XRC | op;
 	case IB_QPT_UC:
 		op = srnic_opcode_rc_uc(wr, pos, false);
 		/* UC has no READ or atomic opcodes, see IBA table 38 */

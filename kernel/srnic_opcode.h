@@ -6,9 +6,13 @@
  *
  * The opcode byte is transport (bits 7:5) | operation (bits 4:0); the
  * numeric values are those of <rdma/ib_pack.h> (IB_OPCODE_RC_SEND_FIRST and
- * friends), plus SRNIC_OPCODE_CNP. srnic speaks RC, UC, UD and CNP; RD,
- * XRC and the 6.2+ FLUSH / ATOMIC_WRITE opcodes are invalid here, as are
- * all others that the table leaves empty: the RX path drops them.
+ * friends), plus SRNIC_OPCODE_CNP and the XRC transport (Annex A14:
+ * transport 0x5, the operations of RC; <rdma/ib_pack.h> has no XRC
+ * opcodes, so SRNIC_OPCODE_XRC | IB_OPCODE_<op>). srnic speaks RC, UC, UD,
+ * XRC and CNP; RD and the 6.2+ FLUSH / ATOMIC_WRITE opcodes are invalid
+ * here, as are all others that the table leaves empty: the RX path drops
+ * them. XRC requests carry an XRCETH right after the BTH; XRC responses
+ * (ACK, READ response, atomic ACK) are laid out as RC's.
  */
 #ifndef SRNIC_OPCODE_H
 #define SRNIC_OPCODE_H
@@ -22,6 +26,8 @@
 
 /* RoCEv2 CNP: transport IB_OPCODE_CNP (0x80), operation 1 */
 #define SRNIC_OPCODE_CNP	(IB_OPCODE_CNP | 0x01)
+/* XRC transport (IBA Annex A14): opcode bits 7:5 = 101 */
+#define SRNIC_OPCODE_XRC	0xa0
 #define SRNIC_NUM_OPCODES	256
 
 /**
@@ -30,12 +36,14 @@
  * @SRNIC_TRANSPORT_UC: unreliable connected
  * @SRNIC_TRANSPORT_UD: unreliable datagram
  * @SRNIC_TRANSPORT_CNP: RoCEv2 congestion notification
+ * @SRNIC_TRANSPORT_XRC: extended reliable connected
  */
 enum srnic_transport {
 	SRNIC_TRANSPORT_RC	= IB_OPCODE_RC >> 5,
 	SRNIC_TRANSPORT_UC	= IB_OPCODE_UC >> 5,
 	SRNIC_TRANSPORT_UD	= IB_OPCODE_UD >> 5,
 	SRNIC_TRANSPORT_CNP	= IB_OPCODE_CNP >> 5,
+	SRNIC_TRANSPORT_XRC	= SRNIC_OPCODE_XRC >> 5,
 };
 
 /**
@@ -66,6 +74,7 @@ enum srnic_pkt_pos {
  * @SRNIC_OPF_IMMDT: an ImmDt follows
  * @SRNIC_OPF_IETH: an IETH follows
  * @SRNIC_OPF_CNP_RSVD: the 16 reserved bytes of a CNP follow
+ * @SRNIC_OPF_XRCETH: an XRCETH follows (first, right after the BTH)
  * @SRNIC_OPF_HDR_MASK: all of the above
  * @SRNIC_OPF_PAYLOAD: the packet may carry payload
  * @SRNIC_OPF_REQ: sent by a requester (handled by the responder)
@@ -80,9 +89,10 @@ enum srnic_pkt_pos {
  *	immediate)
  * @SRNIC_OPF_VALID: the opcode is one srnic knows
  *
- * The header bits are listed in wire order: ext headers follow the BTH in
- * the order RETH/DETH, AETH, ATMETH, ATMACK, IMMDT, IETH (IBA 9.2.1 table
- * 38; an opcode never has both RETH and DETH).
+ * The header bits are listed in wire order but for XRCETH: ext headers
+ * follow the BTH in the order XRCETH, RETH/DETH, AETH, ATMETH, ATMACK,
+ * IMMDT, IETH (IBA 9.2.1 table 38 and A14; an opcode never has both RETH
+ * and DETH).
  */
 enum srnic_opf {
 	SRNIC_OPF_RETH		= BIT(0),
@@ -93,17 +103,18 @@ enum srnic_opf {
 	SRNIC_OPF_IMMDT		= BIT(5),
 	SRNIC_OPF_IETH		= BIT(6),
 	SRNIC_OPF_CNP_RSVD	= BIT(7),
-	SRNIC_OPF_HDR_MASK	= 0xff,
+	SRNIC_OPF_XRCETH	= BIT(8),
+	SRNIC_OPF_HDR_MASK	= 0x1ff,
 
-	SRNIC_OPF_PAYLOAD	= BIT(8),
-	SRNIC_OPF_REQ		= BIT(9),
-	SRNIC_OPF_RESP		= BIT(10),
-	SRNIC_OPF_SEND		= BIT(11),
-	SRNIC_OPF_WRITE		= BIT(12),
-	SRNIC_OPF_READ		= BIT(13),
-	SRNIC_OPF_ATOMIC	= BIT(14),
-	SRNIC_OPF_RWR		= BIT(15),
-	SRNIC_OPF_COMP		= BIT(16),
+	SRNIC_OPF_PAYLOAD	= BIT(9),
+	SRNIC_OPF_REQ		= BIT(10),
+	SRNIC_OPF_RESP		= BIT(11),
+	SRNIC_OPF_SEND		= BIT(12),
+	SRNIC_OPF_WRITE		= BIT(13),
+	SRNIC_OPF_READ		= BIT(14),
+	SRNIC_OPF_ATOMIC	= BIT(15),
+	SRNIC_OPF_RWR		= BIT(16),
+	SRNIC_OPF_COMP		= BIT(17),
 	SRNIC_OPF_VALID		= BIT(31),
 };
 
@@ -144,7 +155,7 @@ static inline const struct srnic_opcode_info *srnic_opcode_info(u8 opcode)
  * srnic_opcode_valid() - is @opcode one srnic handles?
  * @opcode: BTH opcode byte
  *
- * Return: true for the RC, UC, UD and CNP opcodes of the table.
+ * Return: true for the RC, UC, UD, XRC and CNP opcodes of the table.
  */
 static inline bool srnic_opcode_valid(u8 opcode)
 {

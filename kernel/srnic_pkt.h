@@ -24,8 +24,8 @@ struct srnic_dev;
  * @paylen: payload bytes (pad and ICRC excluded)
  * @ackreq: BTH AckReq
  * @se: BTH solicited event
- * @reth, @aeth, @atmeth, @atmack, @deth, @immdt, @ieth: extension headers
- *	present in @opcode, else NULL
+ * @xrceth, @reth, @aeth, @atmeth, @atmack, @deth, @immdt, @ieth: extension
+ *	headers present in @opcode, else NULL
  */
 struct srnic_pkt {
 	struct sk_buff		*skb;
@@ -38,6 +38,7 @@ struct srnic_pkt {
 	u32			paylen;
 	bool			ackreq;
 	bool			se;
+	const struct srnic_xrceth *xrceth;
 	const struct srnic_reth	*reth;
 	const struct srnic_aeth	*aeth;
 	const struct srnic_atmeth *atmeth;

@@ -36,7 +36,11 @@ static int srnic_qp_check_cap(struct srnic_dev *sdev,
 	    (cap->max_recv_wr > SRNIC_MAX_QP_WR ||
 	     cap->max_recv_sge > SRNIC_MAX_SGE))
 		return -EINVAL;
-	if (!init->send_cq || !init->recv_cq)
+	/* XRC: an initiator only sends, a target completes on SRQs' CQs */
+	if (init->qp_type == IB_QPT_XRC_TGT)
+		return init->xrcd ? 0 : -EINVAL;
+	if (!init->send_cq ||
+	    (!init->recv_cq && init->qp_type != IB_QPT_XRC_INI))
 		return -EINVAL;
 	return 0;
 }
@@ -143,6 +147,19 @@ static int srnic_qp_check_init(struct srnic_dev *sdev,
 	case IB_QPT_UD:
 	case IB_QPT_GSI:
 		break;
+	case IB_QPT_XRC_INI:
+		/*
+		 * Native mode (the rxe provider has no XRC), user space: a
+		 * send WQE names its SRQ in the native ABI's ring only.
+		 */
+		if (sdev->mode != SRNIC_MODE_NATIVE || !udata)
+			return -EOPNOTSUPP;
+		break;
+	case IB_QPT_XRC_TGT:
+		/* made by ib_uverbs for a process, without udata */
+		if (sdev->mode != SRNIC_MODE_NATIVE)
+			return -EOPNOTSUPP;
+		break;
 	default:
 		return -EOPNOTSUPP;
 	}
@@ -175,9 +192,11 @@ static void srnic_qp_init_fields(struct srnic_qp *qp, struct srnic_dev *sdev,
 		qp->rx_task = get_task_struct(current);
 	qp->state = IB_QPS_RESET;
 	qp->sq_sig_all = init->sq_sig_type == IB_SIGNAL_ALL_WR;
-	qp->scq = to_srnic_cq(init->send_cq);
-	qp->rcq = to_srnic_cq(init->recv_cq);
+	/* none for an XRC target, no receive CQ for an XRC initiator */
+	qp->scq = init->send_cq ? to_srnic_cq(init->send_cq) : NULL;
+	qp->rcq = init->recv_cq ? to_srnic_cq(init->recv_cq) : NULL;
 	qp->srq = init->srq ? to_srnic_srq(init->srq) : NULL;
+	qp->xrcd = init->xrcd;
 }
 
 static int srnic_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,

@@ -92,6 +92,7 @@ struct srnic_send_wqe {
 	/* UD/GSI */
 	u32			remote_qpn;
 	u32			remote_qkey;
+	u32			xrc_srqn;	/* XRC: the target's SRQ */
 	u16			pkey_index;
 	struct srnic_av		av;
 	/* IB_WR_REG_MR */
@@ -181,6 +182,7 @@ struct srnic_qp {
 	struct srnic_cq		*scq;
 	struct srnic_cq		*rcq;
 	struct srnic_srq	*srq;
+	struct ib_xrcd		*xrcd;		/* XRC target: its domain */
 
 	/* send queue: user ring (or kernel ring) + kernel shadow copies */
 	spinlock_t		sq_lock;	/* see above */
@@ -309,6 +311,14 @@ struct srnic_qp {
 		bool		ack_deferred;	/* send an ACK after them */
 		u32		ack_psn;	/* PSN of that ACK */
 		u8		ack_syn;	/* and its syndrome */
+		/*
+		 * XRC target: the SRQ the XRCETH of the packet being
+		 * handled names (a reference, NULL outside
+		 * srnic_resp_rcv()), and the number of the SRQ @wqe came
+		 * from (0: none), for a flush.
+		 */
+		struct srnic_srq *xsrq;
+		u32		xsrqn;
 	} resp;
 	struct srnic_recv_wqe_copy *wqe;	/* responder's open receive WQE */
 
@@ -377,6 +387,17 @@ static inline u32 srnic_ooo_advance(struct srnic_ooo *ooo, u32 psn,
 static inline struct srnic_qp *to_srnic_qp(struct ib_qp *ibqp)
 {
 	return container_of(ibqp, struct srnic_qp, ibqp);
+}
+
+/*
+ * RC, or one of XRC's halves: acknowledged, retried, sequenced as RC
+ * (the requester of an XRC initiator, the responder of an XRC target).
+ */
+static inline bool srnic_qp_reliable(const struct srnic_qp *qp)
+{
+	return qp->ibqp.qp_type == IB_QPT_RC ||
+	       qp->ibqp.qp_type == IB_QPT_XRC_INI ||
+	       qp->ibqp.qp_type == IB_QPT_XRC_TGT;
 }
 
 static inline u32 srnic_qpn(const struct srnic_qp *qp)

@@ -111,7 +111,7 @@ void srnic_qp_set_path(struct srnic_qp *qp)
 	u32 fl = qp->av.flow_label;
 
 	spin_lock_irqsave(&qp->path_lock, flags);
-	if (qp->ibqp.qp_type == IB_QPT_RC || qp->ibqp.qp_type == IB_QPT_UC) {
+	if (srnic_qp_reliable(qp) || qp->ibqp.qp_type == IB_QPT_UC) {
 		if (!fl)
 			fl = rdma_calc_flow_label(srnic_qpn(qp),
 						  qp->attr.dest_qp_num);

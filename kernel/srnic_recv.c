@@ -38,6 +38,9 @@ static bool srnic_recv_qp_type_ok(const struct srnic_qp *qp, u8 transport)
 	case IB_QPT_UD:
 	case IB_QPT_GSI:
 		return transport == SRNIC_TRANSPORT_UD;
+	case IB_QPT_XRC_INI:
+	case IB_QPT_XRC_TGT:
+		return transport == SRNIC_TRANSPORT_XRC;
 	default:
 		return false;
 	}
@@ -48,6 +51,10 @@ static void srnic_recv_ext_hdrs(struct srnic_pkt *pkt, u32 flags)
 {
 	const void *p = pkt->skb->data + SRNIC_BTH_LEN;
 
+	if (flags & SRNIC_OPF_XRCETH) {
+		pkt->xrceth = p;
+		p += SRNIC_XRCETH_LEN;
+	}
 	if (flags & SRNIC_OPF_RETH) {
 		pkt->reth = p;
 		p += SRNIC_RETH_LEN;
@@ -172,16 +179,21 @@ static void srnic_recv_qp(struct srnic_qp *qp, struct srnic_pkt *pkt)
 	const struct srnic_opcode_info *info = srnic_opcode_info(pkt->opcode);
 
 	srnic_cnp_np_rcv(qp, pkt);		/* DCQCN: CE mark -> CNP */
-	if (qp->ibqp.qp_type == IB_QPT_RC &&
+	if (srnic_qp_reliable(qp) &&
 	    READ_ONCE(qp->sdev->repath_timeouts))
 		srnic_recv_follow_peer(qp, pkt->skb);
-	if (info->flags & SRNIC_OPF_REQ) {
+	/* An XRC initiator only sends requests, a target only answers. */
+	if ((info->flags & SRNIC_OPF_REQ) &&
+	    qp->ibqp.qp_type != IB_QPT_XRC_INI) {
 		srnic_resp_rcv(qp, pkt);
 	} else if (info->flags & SRNIC_OPF_RESP) {
-		if (qp->ibqp.qp_type == IB_QPT_RC)
+		if (srnic_qp_reliable(qp) &&
+		    qp->ibqp.qp_type != IB_QPT_XRC_TGT)
 			srnic_comp_rcv(qp, pkt);
 		else
 			srnic_count(qp->sdev, SRNIC_CNT_RX_BAD_HDR);
+	} else {
+		srnic_count(qp->sdev, SRNIC_CNT_RX_BAD_HDR);
 	}
 }
 

@@ -31,6 +31,12 @@
 
 static bool srnic_wr_allowed(enum ib_qp_type type, u32 opcode, bool user)
 {
+	/* XRC: no READ (srnic's XRC target answers none), no local ops */
+	if (type == IB_QPT_XRC_INI)
+		return opcode == IB_WR_SEND || opcode == IB_WR_SEND_WITH_IMM ||
+		       opcode == IB_WR_RDMA_WRITE ||
+		       opcode == IB_WR_RDMA_WRITE_WITH_IMM ||
+		       srnic_wr_is_atomic(opcode);
 	switch (opcode) {
 	case IB_WR_SEND:
 	case IB_WR_SEND_WITH_IMM:
@@ -152,6 +158,9 @@ static int srnic_swqe_from_user(struct srnic_qp *qp, u32 index,
 		break;
 	}
 
+	/* native ABI: an XRC send WQE names its SRQ in wr.reserved */
+	if (qp->ibqp.qp_type == IB_QPT_XRC_INI)
+		wqe->xrc_srqn = u.wr.reserved & SRNIC_QPN_MASK;
 	if (qp->ibqp.qp_type == IB_QPT_UD || qp->ibqp.qp_type == IB_QPT_GSI) {
 		wqe->remote_qpn = u.wr.wr.ud.remote_qpn & SRNIC_QPN_MASK;
 		wqe->remote_qkey = u.wr.wr.ud.remote_qkey;
@@ -421,7 +430,7 @@ static struct sk_buff *srnic_req_payload(struct srnic_qp *qp,
 		*err = -EAGAIN;
 		return NULL;
 	}
-	if (qp->ibqp.qp_type == IB_QPT_RC && !wqe->is_inline &&
+	if (srnic_qp_reliable(qp) && !wqe->is_inline &&
 	    paylen >= SRNIC_ZCOPY_MIN) {
 		skb = srnic_xmit_alloc(hdr_len, 0);
 		if (!skb) {
@@ -564,6 +573,10 @@ static void srnic_req_ext_hdrs(struct srnic_qp *qp,
 			       const struct srnic_send_wqe *wqe, void *p,
 			       u32 flags)
 {
+	if (flags & SRNIC_OPF_XRCETH) {
+		srnic_xrceth_set(p, wqe->xrc_srqn);
+		p += SRNIC_XRCETH_LEN;
+	}
 	if (flags & SRNIC_OPF_RETH) {
 		/* A resumed READ asks for the rest only. */
 		if (wqe->opcode == IB_WR_RDMA_READ)
@@ -754,7 +767,7 @@ static int srnic_req_build(struct srnic_qp *qp, struct srnic_send_wqe *wqe,
 			   struct srnic_req_pkt *out)
 {
 	enum ib_qp_type type = qp->ibqp.qp_type;
-	bool rc = type == IB_QPT_RC;
+	bool rc = srnic_qp_reliable(qp);
 	bool ud = type == IB_QPT_UD || type == IB_QPT_GSI;
 	bool is_read = wqe->opcode == IB_WR_RDMA_READ;
 	bool is_atomic = srnic_wr_is_atomic(wqe->opcode);
@@ -1120,7 +1133,7 @@ static void srnic_req_past_sent(struct srnic_qp *qp,
 				struct srnic_send_wqe *wqe)
 {
 	lockdep_assert_held(&qp->req_lock);
-	if (qp->ibqp.qp_type != IB_QPT_RC)
+	if (!srnic_qp_reliable(qp))
 		wqe->state = SRNIC_WQE_DONE;
 	/*
 	 * Resent after a rewind, a SEND or WRITE may be acknowledged
@@ -1242,7 +1255,7 @@ static bool srnic_req_tx(struct srnic_qp *qp, struct srnic_tx_run *run)
 		 * requests outstanding (window, read credits, pacing), or a
 		 * lost response would leave the QP waiting for ever.
 		 */
-		if (qp->ibqp.qp_type == IB_QPT_RC &&
+		if (srnic_qp_reliable(qp) &&
 		    !timer_pending(&qp->retrans_timer) &&
 		    (skb || (!pkt.fatal && !qp->req.stopped &&
 			     !qp->req.rnr_wait && !srnic_req_idle(qp))))
@@ -1278,8 +1291,9 @@ int srnic_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 	unsigned long flags;
 	int err = 0;
 
+	/* an XRC target has no send queue of its own */
 	if (state == IB_QPS_RESET || state == IB_QPS_INIT ||
-	    state == IB_QPS_RTR) {
+	    state == IB_QPS_RTR || ibqp->qp_type == IB_QPT_XRC_TGT) {
 		if (bad_wr)
 			*bad_wr = wr;
 		return -EINVAL;
@@ -1337,7 +1351,7 @@ static bool srnic_req_repath(struct srnic_qp *qp)
 	u32 n = READ_ONCE(qp->sdev->repath_timeouts);
 
 	lockdep_assert_held(&qp->req_lock);
-	if (!n || qp->ibqp.qp_type != IB_QPT_RC)
+	if (!n || !srnic_qp_reliable(qp))
 		return false;
 	if (++qp->req.stall_timeouts < n)
 		return false;

@@ -28,10 +28,15 @@
 /* Global lock making atomics atomic against each other (IBA o9-28). */
 static DEFINE_SPINLOCK(srnic_atomic_lock);
 
+/*
+ * @opcode is RC's; an XRC target answers with the XRC transport's (IBA
+ * A14: the same operations and headers under transport 0x5).
+ */
 static void srnic_resp_xmit_ack(struct srnic_qp *qp, u8 opcode, u8 syn,
 				u32 psn, u32 msn, const u64 *orig)
 {
 	unsigned int hdr_len = srnic_opcode_hdr_len(opcode);
+	u8 tr = qp->ibqp.qp_type == IB_QPT_XRC_TGT ? SRNIC_OPCODE_XRC : 0;
 	struct srnic_bth *bth;
 	struct sk_buff *skb;
 
@@ -39,7 +44,7 @@ static void srnic_resp_xmit_ack(struct srnic_qp *qp, u8 opcode, u8 syn,
 	if (!skb)
 		return;
 	bth = (struct srnic_bth *)skb->data;
-	srnic_bth_init(bth, opcode, false, false, 0, SRNIC_DEFAULT_PKEY,
+	srnic_bth_init(bth, tr | opcode, false, false, 0, SRNIC_DEFAULT_PKEY,
 		       qp->attr.dest_qp_num, false, psn);
 	srnic_aeth_set((struct srnic_aeth *)(bth + 1), syn, msn);
 	if (orig)
@@ -107,16 +112,42 @@ static void srnic_resp_nak(struct srnic_qp *qp, enum srnic_nak_code code,
 	srnic_resp_ack(qp, srnic_aeth_syn_nak(code), psn);
 }
 
+/*
+ * Where receives complete: an XRC target's on the CQ of the XRC SRQ of
+ * the packet being handled (srnic_resp_xrc()), others on their own.
+ */
+static struct srnic_cq *srnic_resp_rcq(struct srnic_qp *qp)
+{
+	lockdep_assert_held(&qp->resp_lock);
+	if (qp->resp.xsrq)
+		return to_srnic_cq(qp->resp.xsrq->ibsrq.ext.cq);
+	return qp->rcq;
+}
+
+/*
+ * The PD that keys and receive WQEs of a request are checked in: an XRC
+ * target's is that of the XRC SRQ the request names (IBA A14: the
+ * domain's receive side lives in its SRQs), others' their own.
+ */
+static struct ib_pd *srnic_resp_pd(struct srnic_qp *qp)
+{
+	lockdep_assert_held(&qp->resp_lock);
+	return qp->resp.xsrq ? qp->resp.xsrq->ibsrq.pd : qp->ibqp.pd;
+}
+
 /* Fetch the next receive WQE (RQ or SRQ) into qp->wqe. */
 static int srnic_resp_get_wqe(struct srnic_qp *qp)
 {
+	struct srnic_srq *srq = qp->resp.xsrq ?: qp->srq;
 	int err;
 
 	lockdep_assert_held(&qp->resp_lock);
 	if (qp->resp.has_wqe)
 		return 0;
-	if (qp->srq) {
-		err = srnic_srq_pop(qp->srq, qp->wqe);
+	if (srq) {
+		err = srnic_srq_pop(srq, qp->wqe);
+		/* XRC: the SRQ to complete it on, should the QP fail */
+		qp->resp.xsrqn = qp->resp.xsrq ? srq->srq_num : 0;
 	} else {
 		unsigned long flags;
 
@@ -144,7 +175,7 @@ static int srnic_resp_get_wqe(struct srnic_qp *qp)
 		};
 
 		srnic_count(qp->sdev, SRNIC_CNT_WQE_FORMAT_ERR);
-		srnic_cq_post(qp->rcq, &wc, false);
+		srnic_cq_post(srnic_resp_rcq(qp), &wc, false);
 		qp->resp.fatal = true;
 		return err;
 	}
@@ -171,7 +202,7 @@ static int srnic_resp_place(struct srnic_qp *qp, const struct sk_buff *skb,
 
 	if (len > wqe->length || qp->resp.wqe_offset > wqe->length - len)
 		return -EMSGSIZE;
-	srnic_sge_cursor_init(&c, qp->sdev, qp->ibqp.pd, wqe->sge,
+	srnic_sge_cursor_init(&c, qp->sdev, srnic_resp_pd(qp), wqe->sge,
 			      wqe->num_sge, qp->resp.wqe_offset);
 	if (buf)
 		err = srnic_sge_copy_to(&c, buf, len);
@@ -227,7 +258,7 @@ static void srnic_resp_complete(struct srnic_qp *qp, struct srnic_pkt *pkt,
 	qp->resp.has_wqe = false;
 	srnic_count(qp->sdev, SRNIC_CNT_RECVS);
 	/* A full CQ is fatal (IBA 11.4.2.1); acted on after the lock. */
-	if (srnic_cq_post(qp->rcq, &wc, solicited))
+	if (srnic_cq_post(srnic_resp_rcq(qp), &wc, solicited))
 		qp->resp.fatal = true;
 }
 
@@ -324,8 +355,8 @@ static bool srnic_resp_ahead(struct srnic_qp *qp, struct srnic_pkt *pkt)
 		/* A MIDDLE packet leaves the LAST one a byte at least. */
 		if (off + pmtu >= qp->resp.write_resid)
 			return false;
-		mr = srnic_mr_get_rkey(qp->sdev, qp->ibqp.pd, srnic_qpn(qp),
-				       qp->resp.write_rkey,
+		mr = srnic_mr_get_rkey(qp->sdev, srnic_resp_pd(qp),
+				       srnic_qpn(qp), qp->resp.write_rkey,
 				       qp->resp.write_va + off, pmtu,
 				       IB_ACCESS_REMOTE_WRITE);
 		if (IS_ERR(mr))
@@ -363,7 +394,7 @@ static int srnic_resp_write(struct srnic_qp *qp, struct srnic_pkt *pkt)
 		if (!(qp->attr.qp_access_flags & IB_ACCESS_REMOTE_WRITE))
 			return -EACCES;
 		if (len) {
-			mr = srnic_mr_get_rkey(qp->sdev, qp->ibqp.pd,
+			mr = srnic_mr_get_rkey(qp->sdev, srnic_resp_pd(qp),
 					       srnic_qpn(qp), qp->resp.write_rkey,
 					       qp->resp.write_va, len,
 					       IB_ACCESS_REMOTE_WRITE);
@@ -377,9 +408,10 @@ static int srnic_resp_write(struct srnic_qp *qp, struct srnic_pkt *pkt)
 	if ((pkt->pos & SRNIC_POS_LAST) && pkt->paylen != qp->resp.write_resid)
 		return -EMSGSIZE;
 	if (pkt->paylen) {
-		mr = srnic_mr_get_rkey(qp->sdev, qp->ibqp.pd, srnic_qpn(qp),
-				       qp->resp.write_rkey, qp->resp.write_va,
-				       pkt->paylen, IB_ACCESS_REMOTE_WRITE);
+		mr = srnic_mr_get_rkey(qp->sdev, srnic_resp_pd(qp),
+				       srnic_qpn(qp), qp->resp.write_rkey,
+				       qp->resp.write_va, pkt->paylen,
+				       IB_ACCESS_REMOTE_WRITE);
 		if (IS_ERR(mr))
 			return -EACCES;
 		err = srnic_mr_copy_from_skb(mr, qp->resp.write_va, pkt->skb,
@@ -467,7 +499,7 @@ static int srnic_resp_atomic(struct srnic_qp *qp, struct srnic_pkt *pkt)
 		return -EACCES;
 	if (srnic_atmeth_va(a) & 7)
 		return -EINVAL;
-	mr = srnic_mr_get_rkey(qp->sdev, qp->ibqp.pd, srnic_qpn(qp),
+	mr = srnic_mr_get_rkey(qp->sdev, srnic_resp_pd(qp), srnic_qpn(qp),
 			       srnic_atmeth_rkey(a), srnic_atmeth_va(a),
 			       sizeof(u64), IB_ACCESS_REMOTE_ATOMIC);
 	if (IS_ERR(mr))
@@ -484,7 +516,8 @@ static int srnic_resp_atomic(struct srnic_qp *qp, struct srnic_pkt *pkt)
 	}
 	spin_lock(&srnic_atomic_lock);
 	orig = *p;
-	if (pkt->opcode == IB_OPCODE_RC_COMPARE_SWAP) {
+	/* the operation, whatever the transport (RC or XRC) */
+	if ((pkt->opcode & ~SRNIC_OPCODE_XRC) == IB_OPCODE_COMPARE_SWAP) {
 		if (orig == srnic_atmeth_cmp(a))
 			*p = srnic_atmeth_swap_add(a);
 	} else {
@@ -608,6 +641,28 @@ static enum srnic_nak_code srnic_resp_nak_for(int err)
 }
 
 /*
+ * XRC target: the request's XRCETH must name an XRC SRQ of the QP's domain
+ * (srnic_resp_xrc() found it), the one the message's open receive WQE
+ * came from if there is one. srnic's XRC target takes SENDs, RDMA WRITEs
+ * and atomics, all checked in that SRQ's PD when they arrive; not READs,
+ * whose responses are built later (the SRQ may be gone by then), nor
+ * invalidation. Anything else is an invalid request (IBA A14), NAKed and
+ * counted.
+ */
+static bool srnic_resp_xrc_ok(struct srnic_qp *qp,
+			      const struct srnic_opcode_info *info)
+{
+	struct srnic_srq *srq = qp->resp.xsrq;
+
+	lockdep_assert_held(&qp->resp_lock);
+	if (qp->ibqp.qp_type != IB_QPT_XRC_TGT)
+		return true;
+	if (!srq || (qp->resp.has_wqe && qp->resp.xsrqn != srq->srq_num))
+		return false;
+	return !(info->flags & (SRNIC_OPF_READ | SRNIC_OPF_IETH));
+}
+
+/*
  * Execute the RC or UC request @pkt, at the expected PSN. Sets *@npsn to the
  * PSNs it takes (a READ takes one per response packet).
  * Return: 0; -EAGAIN when no receive WQE is posted for it or a page of an
@@ -622,7 +677,7 @@ static int srnic_resp_exec(struct srnic_qp *qp, struct srnic_pkt *pkt,
 
 	*npsn = 1;
 	*nak = SRNIC_NAK_INVALID_REQ;
-	if (!srnic_resp_seq_ok(qp, pkt))
+	if (!srnic_resp_seq_ok(qp, pkt) || !srnic_resp_xrc_ok(qp, info))
 		return -EINVAL;
 
 	if (info->flags & SRNIC_OPF_RWR) {
@@ -802,6 +857,26 @@ static bool srnic_resp_ack_here(struct srnic_qp *qp)
 	return true;
 }
 
+/*
+ * XRC target: RC's responder, with the receive WQEs, the PD and the CQ of
+ * the XRC SRQ the request names, when that SRQ is in the QP's domain
+ * (else srnic_resp_xrc_ok() refuses the request). The SRQ is valid until
+ * rcu_read_unlock(): its destruction waits for a grace period.
+ */
+static void srnic_resp_xrc(struct srnic_qp *qp, struct srnic_pkt *pkt)
+{
+	struct srnic_srq *srq;
+
+	lockdep_assert_held(&qp->resp_lock);
+	rcu_read_lock();
+	srq = srnic_srq_xrc_lookup(qp->sdev, srnic_xrceth_srqn(pkt->xrceth));
+	if (srq && srq->ibsrq.ext.xrc.xrcd == qp->xrcd)
+		qp->resp.xsrq = srq;
+	srnic_resp_rc(qp, pkt);
+	qp->resp.xsrq = NULL;
+	rcu_read_unlock();
+}
+
 /**
  * srnic_resp_rcv() - handle a request packet
  * @qp: the destination QP (reference held by the caller)
@@ -821,6 +896,9 @@ void srnic_resp_rcv(struct srnic_qp *qp, struct srnic_pkt *pkt)
 	switch (qp->ibqp.qp_type) {
 	case IB_QPT_RC:
 		srnic_resp_rc(qp, pkt);
+		break;
+	case IB_QPT_XRC_TGT:
+		srnic_resp_xrc(qp, pkt);
 		break;
 	case IB_QPT_UC:
 		srnic_resp_uc(qp, pkt);
@@ -989,7 +1067,7 @@ int srnic_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 	 * the empty doorbell that flushes them in the error state comes here.
 	 */
 	if (qp->srq || srnic_qp_state(qp) == IB_QPS_RESET ||
-	    (qp->is_user && wr)) {
+	    (qp->is_user && wr) || ibqp->qp_type == IB_QPT_XRC_TGT) {
 		*bad_wr = wr;
 		return -EINVAL;
 	}
@@ -1024,6 +1102,27 @@ int srnic_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 }
 
 /*
+ * The open receive WQE, flushed: an XRC target's on the CQ of the XRC SRQ
+ * it came from, if that still exists (an SRQ destroyed mid-message takes
+ * its WQEs with it).
+ */
+static void srnic_resp_flush_wqe(struct srnic_qp *qp, struct ib_wc *wc)
+{
+	struct srnic_srq *srq;
+
+	lockdep_assert_held(&qp->resp_lock);
+	if (qp->ibqp.qp_type != IB_QPT_XRC_TGT) {
+		srnic_cq_post(qp->rcq, wc, false);
+		return;
+	}
+	rcu_read_lock();
+	srq = srnic_srq_xrc_lookup(qp->sdev, qp->resp.xsrqn);
+	if (srq && srq->ibsrq.ext.xrc.xrcd == qp->xrcd)
+		srnic_cq_post(to_srnic_cq(srq->ibsrq.ext.cq), wc, false);
+	rcu_read_unlock();
+}
+
+/*
  * Complete every posted receive WQE with IB_WC_WR_FLUSH_ERR. Also called
  * from srnic_post_recv(), whose kernel callers may hold interrupts off
  * (ib_mad posts its receives under spin_lock_irqsave()): resp_lock is
@@ -1044,7 +1143,7 @@ static void srnic_resp_flush(struct srnic_qp *qp)
 	spin_lock_irqsave(&qp->resp_lock, flags);
 	if (qp->resp.has_wqe) {
 		wc.wr_id = qp->wqe->wr_id;
-		srnic_cq_post(qp->rcq, &wc, false);
+		srnic_resp_flush_wqe(qp, &wc);
 		qp->resp.has_wqe = false;
 	}
 	qp->resp.tx_busy = false;

@@ -394,7 +394,7 @@ int srnic_sched_xmit(struct srnic_qp *qp, const struct srnic_av *av,
 static bool srnic_sched_trains(struct srnic_qp *qp)
 {
 	return READ_ONCE(qp->sdev->tx_batch) &&
-	       (qp->ibqp.qp_type == IB_QPT_RC || qp->ibqp.qp_type == IB_QPT_UC);
+	       (srnic_qp_reliable(qp) || qp->ibqp.qp_type == IB_QPT_UC);
 }
 
 /* Send the run's train, if any. */

@@ -176,7 +176,11 @@ static int srnic_srq_check_max_wr(struct ib_device *ibdev, u32 max_wr)
 static int srnic_srq_check_init(struct ib_device *ibdev,
 				const struct ib_srq_init_attr *init)
 {
-	if (init->srq_type != IB_SRQT_BASIC)
+	/* XRC SRQs: native mode, which alone has XRC domains */
+	if (init->srq_type != IB_SRQT_BASIC &&
+	    (init->srq_type != IB_SRQT_XRC ||
+	     to_srnic_dev(ibdev)->mode != SRNIC_MODE_NATIVE ||
+	     !init->ext.xrc.xrcd || !init->ext.cq))
 		return -EOPNOTSUPP;
 	if (init->attr.max_sge > SRNIC_MAX_SGE) {
 		ibdev_dbg(ibdev, "SRQ max_sge %u > %u\n", init->attr.max_sge,
@@ -184,6 +188,45 @@ static int srnic_srq_check_init(struct ib_device *ibdev,
 		return -EINVAL;
 	}
 	return srnic_srq_check_max_wr(ibdev, init->attr.max_wr);
+}
+
+/*
+ * Make a complete SRQ findable: by number, and an XRC SRQ by the receive
+ * path too (XRCETH), which ib_uverbs answers with ext.xrc.srq_num.
+ */
+static int srnic_srq_publish(struct srnic_dev *sdev, struct srnic_srq *srq,
+			     struct ib_srq_init_attr *init)
+{
+	int err;
+
+	srq->is_xrc = init->srq_type == IB_SRQT_XRC;
+	if (srq->is_xrc) {
+		srq->ibsrq.ext.xrc.srq_num = srq->srq_num;
+		err = xa_err(xa_store(&sdev->xsrq_xa, srq->srq_num, srq,
+				      GFP_KERNEL));
+		if (err)
+			return err;
+	}
+	err = xa_err(xa_store(&sdev->srq_xa, srq->srq_num, srq, GFP_KERNEL));
+	if (err && srq->is_xrc)
+		xa_erase(&sdev->xsrq_xa, srq->srq_num);
+	return err;
+}
+
+/**
+ * srnic_srq_xrc_lookup() - the XRC SRQ an XRCETH names
+ * @sdev: the device
+ * @srq_num: the SRQ number
+ *
+ * Context: rcu_read_lock() held; the SRQ stays valid until it is dropped
+ *	(srnic_destroy_srq() waits for a grace period after unpublishing an
+ *	XRC SRQ).
+ * Return: the SRQ, or NULL if no XRC SRQ has that number.
+ */
+struct srnic_srq *srnic_srq_xrc_lookup(struct srnic_dev *sdev, u32 srq_num)
+{
+	RCU_LOCKDEP_WARN(!rcu_read_lock_held(), "srnic_srq_xrc_lookup");
+	return xa_load(&sdev->xsrq_xa, srq_num);
 }
 
 static int srnic_create_srq(struct ib_srq *ibsrq,
@@ -226,7 +269,7 @@ static int srnic_create_srq(struct ib_srq *ibsrq,
 		if (err)
 			goto err_cleanup_queue;
 	}
-	err = xa_err(xa_store(&sdev->srq_xa, srq->srq_num, srq, GFP_KERNEL));
+	err = srnic_srq_publish(sdev, srq, init);
 	if (err)
 		goto err_cleanup_queue;
 
@@ -249,6 +292,11 @@ static int srnic_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata)
 	struct srnic_srq *srq = to_srnic_srq(ibsrq);
 
 	xa_erase(&sdev->srq_xa, srq->srq_num);
+	if (srq->is_xrc) {
+		/* A packet that found it in the receive path is done with it. */
+		xa_erase(&sdev->xsrq_xa, srq->srq_num);
+		synchronize_rcu();
+	}
 	srnic_queue_cleanup(&srq->rq);
 	mutex_destroy(&srq->modify_mutex);
 	return 0;
@@ -398,6 +446,7 @@ static int srnic_post_srq_recv(struct ib_srq *ibsrq,
 void srnic_srq_dev_init(struct srnic_dev *sdev)
 {
 	xa_init_flags(&sdev->srq_xa, XA_FLAGS_ALLOC);
+	xa_init(&sdev->xsrq_xa);
 }
 
 /**
@@ -407,7 +456,9 @@ void srnic_srq_dev_init(struct srnic_dev *sdev)
 void srnic_srq_dev_fini(struct srnic_dev *sdev)
 {
 	WARN_ON(!xa_empty(&sdev->srq_xa));
+	WARN_ON(!xa_empty(&sdev->xsrq_xa));
 	xa_destroy(&sdev->srq_xa);
+	xa_destroy(&sdev->xsrq_xa);
 }
 
 const struct ib_device_ops srnic_srq_ops = {

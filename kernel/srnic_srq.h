@@ -49,6 +49,7 @@ struct srnic_recv_wqe_copy {
  * @max_sge: scatter entries per WQE; never changes
  * @limit: the armed SRQ limit, 0 when not armed
  * @is_user: the ring is mapped by a user process; never changes
+ * @is_xrc: an XRC SRQ (ibsrq.ext.xrc.xrcd, ibsrq.ext.cq); never changes
  */
 struct srnic_srq {
 	struct ib_srq		ibsrq;
@@ -59,6 +60,7 @@ struct srnic_srq {
 	u32			max_sge;
 	u32			limit;
 	bool			is_user;
+	bool			is_xrc;
 };
 
 static inline struct srnic_srq *to_srnic_srq(struct ib_srq *ibsrq)
@@ -72,6 +74,7 @@ void srnic_srq_dev_init(struct srnic_dev *sdev);
 void srnic_srq_dev_fini(struct srnic_dev *sdev);
 
 int srnic_srq_pop(struct srnic_srq *srq, struct srnic_recv_wqe_copy *out);
+struct srnic_srq *srnic_srq_xrc_lookup(struct srnic_dev *sdev, u32 srq_num);
 
 u32 srnic_srq_wqe_size(u32 max_sge);
 int srnic_srq_wqe_copy(const struct rxe_recv_wqe *src_in_ring, u32 max_sge,

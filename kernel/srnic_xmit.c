@@ -102,8 +102,7 @@ static void *srnic_xmit_trailer(struct sk_buff *skb, unsigned int len)
  */
 static struct dst_cache *srnic_xmit_dst_cache(struct srnic_qp *qp)
 {
-	if (qp && (qp->ibqp.qp_type == IB_QPT_RC ||
-		   qp->ibqp.qp_type == IB_QPT_UC))
+	if (qp && (srnic_qp_reliable(qp) || qp->ibqp.qp_type == IB_QPT_UC))
 		return &qp->dst_cache;
 	return NULL;
 }

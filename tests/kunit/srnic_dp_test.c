@@ -1208,6 +1208,53 @@ static void srnic_dp_bad_packets(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, srnic_dp_cnt(ctx, SRNIC_CNT_OUT_OF_SEQ), 0);
 }
 
+/*
+ * XRC opcodes (transport 0x5) reach XRC QPs only: at an RC QP a request
+ * with an XRCETH and a good ICRC is a bad header, as is an XRC request
+ * too short for its XRCETH. Neither is executed or answered.
+ */
+static void srnic_dp_xrc_at_rc_qp(struct kunit *test)
+{
+	struct srnic_dp_ctx *ctx = test->priv;
+	struct srnic_dp_wire *w = ctx->wire;
+	unsigned int roce_off;
+	struct sk_buff *req, *f;
+
+	WRITE_ONCE(w->hold, true);
+	srnic_dp_fill(ctx, SRNIC_DP_A, 0, 700, 23);
+	srnic_dp_post_recv(test, ctx, SRNIC_DP_B, 70, 0, 1000);
+	srnic_dp_post(test, ctx, SRNIC_DP_A, IB_WR_SEND, 71, 0, 700, 0, 0, 0);
+	KUNIT_ASSERT_EQ(test, srnic_dp_wait_held(w, 1), 1);
+	req = skb_dequeue(&w->held);
+	roce_off = ip_hdrlen(req) + sizeof(struct udphdr);
+	KUNIT_ASSERT_EQ(test, req->data[roce_off], IB_OPCODE_RC_SEND_ONLY);
+
+	/* XRC SEND ONLY: its first 4 payload bytes read as an XRCETH */
+	f = srnic_dp_copy(test, req);
+	f->data[roce_off] = SRNIC_OPCODE_XRC | IB_OPCODE_SEND_ONLY;
+	srnic_dp_icrc(f);
+	srnic_dp_inject(w, f);
+	/* an XRC request of a BTH and an ICRC only: no room for the XRCETH */
+	f = srnic_dp_copy(test, req);
+	f->data[roce_off] = SRNIC_OPCODE_XRC | IB_OPCODE_SEND_ONLY;
+	f->data[roce_off + 1] &= ~SRNIC_BTH_PAD_MASK;
+	skb_trim(f, roce_off + SRNIC_BTH_LEN + SRNIC_ICRC_LEN);
+	udp_hdr(f)->len = htons(sizeof(struct udphdr) + SRNIC_BTH_LEN +
+				SRNIC_ICRC_LEN);
+	ip_hdr(f)->tot_len = htons(f->len);
+	srnic_dp_icrc(f);
+	srnic_dp_inject(w, f);
+	KUNIT_ASSERT_TRUE(test, srnic_dp_settle(w));
+	KUNIT_EXPECT_EQ(test, srnic_dp_cnt(ctx, SRNIC_CNT_RX_BAD_HDR), 2);
+	KUNIT_EXPECT_EQ(test, srnic_dp_cnt(ctx, SRNIC_CNT_RX_ICRC_ERR), 0);
+	srnic_dp_expect_no_wc(test, ctx, SRNIC_DP_B);
+	KUNIT_EXPECT_EQ(test, skb_queue_len(&w->held), 0);
+
+	srnic_dp_release(w);
+	srnic_dp_inject(w, req);
+	srnic_dp_expect_delivered(test, ctx, 70, 71, 700);
+}
+
 /* Wait until counter @c has moved by at least @n; return what it moved. */
 static u64 srnic_dp_wait_cnt(struct srnic_dp_ctx *ctx, enum srnic_counter c,
 			     u64 n)
@@ -2145,6 +2192,7 @@ static struct kunit_case srnic_dp_cases[] = {
 	KUNIT_CASE(srnic_dp_error_mid_stream),
 	KUNIT_CASE(srnic_dp_real_stack),
 	KUNIT_CASE(srnic_dp_bad_packets),
+	KUNIT_CASE(srnic_dp_xrc_at_rc_qp),
 	KUNIT_CASE(srnic_dp_rnr_retry),
 	KUNIT_CASE(srnic_dp_retransmit_timeout),
 	KUNIT_CASE(srnic_dp_timer_waits_for_local_queue),

@@ -289,6 +289,7 @@ static bool srnic_opcode_test_expected_valid(unsigned int op)
 	return (op <= 0x14 || op == 0x16 || op == 0x17) ||	/* RC */
 	       (op >= 0x20 && op <= 0x2b) ||			/* UC */
 	       op == 0x64 || op == 0x65 ||			/* UD */
+	       (op >= 0xa0 && op <= 0xb7 && op != 0xb5) ||	/* XRC */
 	       op == SRNIC_OPCODE_CNP;
 }
 
@@ -299,6 +300,7 @@ static unsigned int srnic_opcode_test_hdrs_len(u32 flags)
 		u32 flag;
 		unsigned int len;
 	} hdrs[] = {
+		{ SRNIC_OPF_XRCETH,	sizeof(struct srnic_xrceth) },
 		{ SRNIC_OPF_RETH,	sizeof(struct srnic_reth) },
 		{ SRNIC_OPF_DETH,	sizeof(struct srnic_deth) },
 		{ SRNIC_OPF_AETH,	sizeof(struct srnic_aeth) },
@@ -338,8 +340,8 @@ static void opcode_table_valid_set(struct kunit *test)
 		n++;
 		KUNIT_EXPECT_NOT_NULL_MSG(test, info->name, "opcode %#04x", op);
 	}
-	/* RC 23, UC 12, UD 2, CNP 1 */
-	KUNIT_EXPECT_EQ(test, n, 38U);
+	/* RC 23, UC 12, UD 2, XRC 23, CNP 1 */
+	KUNIT_EXPECT_EQ(test, n, 61U);
 }
 
 static void opcode_table_entries_consistent(struct kunit *test)
@@ -387,7 +389,8 @@ static void opcode_table_entries_consistent(struct kunit *test)
 						   SRNIC_OPF_WRITE |
 						   SRNIC_OPF_READ |
 						   SRNIC_OPF_ATOMIC)),
-				    op == IB_OPCODE_RC_ACKNOWLEDGE ? 0 : 1,
+				    (op & 0x1f) == IB_OPCODE_ACKNOWLEDGE ?
+				    0 : 1,
 				    "%s", name);
 		/* responses (ACKs, read responses) carry an AETH, except the
 		 * middle of a read response
@@ -428,6 +431,10 @@ static void opcode_table_entries_consistent(struct kunit *test)
 					      (info->pos & SRNIC_POS_FIRST) ||
 					      (f & SRNIC_OPF_IMMDT), "%s",
 					      name);
+		/* XRCETH exactly on XRC requests */
+		KUNIT_EXPECT_EQ_MSG(test, !!(f & SRNIC_OPF_XRCETH),
+				    info->transport == SRNIC_TRANSPORT_XRC &&
+				    (f & SRNIC_OPF_REQ), "%s", name);
 		/* UD: one packet per message */
 		if (info->transport == SRNIC_TRANSPORT_UD)
 			KUNIT_EXPECT_EQ(test, info->pos, SRNIC_POS_ONLY);
@@ -490,6 +497,15 @@ static void opcode_table_known_lengths(struct kunit *test)
 		{ 0x64, 20, SRNIC_POS_ONLY },	/* UD SEND ONLY: DETH */
 		{ 0x65, 24, SRNIC_POS_ONLY },	/* + ImmDt */
 		{ 0x81, 28, SRNIC_POS_ONLY },	/* CNP */
+		{ 0xa4, 16, SRNIC_POS_ONLY },	/* XRC SEND ONLY: XRCETH */
+		{ 0xa5, 20, SRNIC_POS_ONLY },	/* + ImmDt */
+		{ 0xa6, 32, SRNIC_POS_FIRST },	/* XRC WRITE FIRST: + RETH */
+		{ 0xac, 32, SRNIC_POS_ONLY },	/* XRC READ REQUEST */
+		{ 0xad, 16, SRNIC_POS_FIRST },	/* XRC READ RESP: AETH only */
+		{ 0xb1, 16, SRNIC_POS_ONLY },	/* XRC ACK: as RC's */
+		{ 0xb2, 24, SRNIC_POS_ONLY },	/* XRC ATOMIC ACK */
+		{ 0xb3, 44, SRNIC_POS_ONLY },	/* XRC CMP SWAP */
+		{ 0xb7, 20, SRNIC_POS_ONLY },	/* XRC SEND ONLY INV */
 	};
 	unsigned int i;
 
@@ -510,13 +526,16 @@ static void opcode_table_known_lengths(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, srnic_opcode_valid(0x40));	/* RD */
 	KUNIT_EXPECT_FALSE(test, srnic_opcode_valid(0x60));	/* UD FIRST */
 	KUNIT_EXPECT_FALSE(test, srnic_opcode_valid(0x80));
+	KUNIT_EXPECT_FALSE(test, srnic_opcode_valid(0xb5));	/* XRC resv */
+	KUNIT_EXPECT_FALSE(test, srnic_opcode_valid(0xb8));
+	KUNIT_EXPECT_STREQ(test, srnic_opcode_name(0xa4), "XRC_SEND_ONLY");
 	KUNIT_EXPECT_FALSE(test, srnic_opcode_valid(0xff));
 }
 
 /* The requester's mapping */
 
 static const enum ib_qp_type srnic_opcode_test_qpts[] = {
-	IB_QPT_RC, IB_QPT_UC, IB_QPT_UD, IB_QPT_GSI,
+	IB_QPT_RC, IB_QPT_UC, IB_QPT_UD, IB_QPT_GSI, IB_QPT_XRC_INI,
 };
 
 static u8 srnic_opcode_test_transport(enum ib_qp_type qpt)
@@ -524,6 +543,8 @@ static u8 srnic_opcode_test_transport(enum ib_qp_type qpt)
 	switch (qpt) {
 	case IB_QPT_RC:
 		return SRNIC_TRANSPORT_RC;
+	case IB_QPT_XRC_INI:
+		return SRNIC_TRANSPORT_XRC;
 	case IB_QPT_UC:
 		return SRNIC_TRANSPORT_UC;
 	default:
@@ -572,10 +593,10 @@ static void wr_to_opcode_agrees_with_table(struct kunit *test)
 	 * RC: SEND x3 and WRITE x2 at 4 positions, READ x2 + 2 atomics once;
 	 * UC: SEND x2 and WRITE x2 at 4 positions; UD and GSI: 2 each.
 	 */
-	KUNIT_EXPECT_EQ(test, hits, 20U + 4 + 16 + 2 + 2);
+	KUNIT_EXPECT_EQ(test, hits, 20U + 4 + 16 + 2 + 2 + 20 + 4);
 	KUNIT_EXPECT_EQ(test, srnic_opcode_for_wr(IB_QPT_RC, IB_WR_SEND, 4),
 			-EINVAL);
-	KUNIT_EXPECT_EQ(test, srnic_opcode_for_wr(IB_QPT_XRC_INI, IB_WR_SEND,
+	KUNIT_EXPECT_EQ(test, srnic_opcode_for_wr(IB_QPT_XRC_TGT, IB_WR_SEND,
 						  SRNIC_POS_ONLY), -EINVAL);
 	KUNIT_EXPECT_EQ(test, srnic_opcode_for_wr(IB_QPT_RC, IB_WR_REG_MR,
 						  SRNIC_POS_ONLY), -EINVAL);
@@ -598,6 +619,9 @@ static void opcode_to_wr_round_trips(struct kunit *test)
 			break;
 		case SRNIC_TRANSPORT_UC:
 			qpt = IB_QPT_UC;
+			break;
+		case SRNIC_TRANSPORT_XRC:
+			qpt = IB_QPT_XRC_INI;
 			break;
 		default:
 			qpt = IB_QPT_UD;
@@ -656,6 +680,10 @@ static void wr_to_opcode_spot_checks(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, srnic_opcode_for_wr(IB_QPT_GSI,
 						  IB_WR_SEND_WITH_IMM,
 						  SRNIC_POS_ONLY), 0x65);
+	KUNIT_EXPECT_EQ(test, srnic_opcode_for_wr(IB_QPT_XRC_INI, IB_WR_SEND,
+						  SRNIC_POS_FIRST), 0xa0);
+	KUNIT_EXPECT_EQ(test, srnic_opcode_for_wr(IB_QPT_XRC_INI, IB_WR_SEND,
+						  SRNIC_POS_ONLY), 0xa4);
 
 	/* what a transport cannot carry */
 	KUNIT_EXPECT_EQ(test,

@@ -360,6 +360,9 @@ SRNIC_IBV_CMD(ibv_modify_qp, ib_uverbs_modify_qp);
 SRNIC_IBV_CMD(ibv_create_srq, ib_uverbs_create_srq);
 SRNIC_IBV_CMD(ibv_modify_srq, ib_uverbs_modify_srq);
 SRNIC_IBV_CMD(ibv_query_srq, ib_uverbs_query_srq);
+SRNIC_IBV_CMD(ibv_open_xrcd, ib_uverbs_open_xrcd);
+SRNIC_IBV_CMD(ibv_create_xsrq, ib_uverbs_create_xsrq);
+SRNIC_IBV_CMD(ibv_open_qp, ib_uverbs_open_qp);
 
 _Static_assert(sizeof(struct ibv_rereg_mr) == 56,
 	       "ibv_cmd_rereg_mr() sends 56 bytes (libibverbs 44/56)");
@@ -484,6 +487,26 @@ int ibv_cmd_modify_srq(struct ibv_srq *srq, struct ibv_srq_attr *srq_attr,
 int ibv_cmd_query_srq(struct ibv_srq *srq, struct ibv_srq_attr *srq_attr,
 		      struct ibv_query_srq *cmd, size_t cmd_size);
 int ibv_cmd_destroy_srq(struct ibv_srq *srq);
+/*
+ * XRC (the same arguments in rdma-core 44 and 56). open_xrcd and open_qp
+ * take the size of the provider's verbs_xrcd / verbs_qp (the library fills
+ * the fields that fit); create_srq_ex fills verbs_srq's type, domain, CQ
+ * and, for an XRC SRQ, srq_num from the response.
+ */
+int ibv_cmd_open_xrcd(struct ibv_context *context, struct verbs_xrcd *xrcd,
+		      int vxrcd_size, struct ibv_xrcd_init_attr *attr,
+		      struct ibv_open_xrcd *cmd, size_t cmd_size,
+		      struct ib_uverbs_open_xrcd_resp *resp, size_t resp_size);
+int ibv_cmd_close_xrcd(struct verbs_xrcd *xrcd);
+int ibv_cmd_create_srq_ex(struct ibv_context *context, struct verbs_srq *srq,
+			  struct ibv_srq_init_attr_ex *attr_ex,
+			  struct ibv_create_xsrq *cmd, size_t cmd_size,
+			  struct ib_uverbs_create_srq_resp *resp,
+			  size_t resp_size);
+int ibv_cmd_open_qp(struct ibv_context *context, struct verbs_qp *qp,
+		    int vqp_sz, struct ibv_qp_open_attr *attr,
+		    struct ibv_open_qp *cmd, size_t cmd_size,
+		    struct ib_uverbs_create_qp_resp *resp, size_t resp_size);
 int ibv_cmd_create_qp(struct ibv_pd *pd, struct ibv_qp *qp,
 		      struct ibv_qp_init_attr *attr,
 		      struct ibv_create_qp *cmd, size_t cmd_size,

@@ -143,6 +143,14 @@ int srnic_post_srq_recv(struct ibv_srq *ibsrq, struct ibv_recv_wr *wr,
 			struct ibv_recv_wr **bad_wr);
 int srnic_recv_wqe_fill(struct rxe_recv_wqe *wqe, const struct ibv_recv_wr *wr,
 			uint32_t max_sge);
+struct ibv_srq *srnic_create_srq_ex(struct ibv_context *context,
+				    struct ibv_srq_init_attr_ex *attr);
+int srnic_get_srq_num(struct ibv_srq *ibsrq, uint32_t *srq_num);
+
+/* srnic_xrcd.c */
+struct ibv_xrcd *srnic_open_xrcd(struct ibv_context *context,
+				 struct ibv_xrcd_init_attr *attr);
+int srnic_close_xrcd(struct ibv_xrcd *ibxrcd);
 
 /* srnic_qp.c */
 struct ibv_qp *srnic_create_qp(struct ibv_pd *pd,
@@ -153,6 +161,8 @@ int srnic_modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,
 		    int attr_mask);
 struct ibv_qp *srnic_create_qp_ex(struct ibv_context *context,
 				  struct ibv_qp_init_attr_ex *attr);
+struct ibv_qp *srnic_open_qp(struct ibv_context *context,
+			     struct ibv_qp_open_attr *attr);
 int srnic_destroy_qp(struct ibv_qp *ibqp);
 int srnic_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
 		    struct ibv_recv_wr **bad_wr);

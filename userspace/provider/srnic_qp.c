@@ -20,6 +20,9 @@ struct srnic_create_qp_resp {
 	struct rxe_create_qp_resp drv;
 };
 
+static struct ibv_qp *srnic_create_xrc_send_qp(struct ibv_pd *pd,
+					       struct ibv_qp_init_attr *attr);
+
 static bool srnic_qp_type_ok(enum ibv_qp_type type)
 {
 	return type == IBV_QPT_RC || type == IBV_QPT_UC || type == IBV_QPT_UD;
@@ -101,6 +104,9 @@ struct ibv_qp *srnic_create_qp(struct ibv_pd *pd,
 	struct srnic_qp *qp;
 	int err;
 
+	/* libibverbs' ibv_create_qp_ex() comes here when only a PD is given */
+	if (attr->qp_type == IBV_QPT_XRC_SEND)
+		return srnic_create_xrc_send_qp(pd, attr);
 	if (!srnic_qp_type_ok(attr->qp_type)) {
 		errno = EOPNOTSUPP;
 		return NULL;
@@ -133,15 +139,22 @@ err_free:
  * tests do, at random).
  */
 #define SRNIC_QP_INIT_ATTR_MASK (IBV_QP_INIT_ATTR_PD |			\
+				 IBV_QP_INIT_ATTR_XRCD |			\
 				 IBV_QP_INIT_ATTR_CREATE_FLAGS |		\
 				 IBV_QP_INIT_ATTR_SEND_OPS_FLAGS)
 
 static int srnic_qp_ex_check(const struct ibv_qp_init_attr_ex *attr)
 {
-	if (!(attr->comp_mask & IBV_QP_INIT_ATTR_PD) ||
+	/* an XRC receive QP is made in a domain, every other one in a PD */
+	uint32_t need = attr->qp_type == IBV_QPT_XRC_RECV ?
+			IBV_QP_INIT_ATTR_XRCD : IBV_QP_INIT_ATTR_PD;
+
+	if (!(attr->comp_mask & need) ||
 	    (attr->comp_mask & ~(uint32_t)SRNIC_QP_INIT_ATTR_MASK))
 		return EOPNOTSUPP;
-	if (!srnic_qp_type_ok(attr->qp_type))
+	if (!srnic_qp_type_ok(attr->qp_type) &&
+	    attr->qp_type != IBV_QPT_XRC_SEND &&
+	    attr->qp_type != IBV_QPT_XRC_RECV)
 		return EOPNOTSUPP;
 	if ((attr->comp_mask & IBV_QP_INIT_ATTR_CREATE_FLAGS) &&
 	    attr->create_flags)
@@ -180,10 +193,18 @@ struct ibv_qp *srnic_create_qp_ex(struct ibv_context *context,
 	attr->comp_mask = comp_mask;
 	if (err)
 		goto err_free;
-	err = srnic_qp_map(qp, context->cmd_fd, &resp.drv, !attr->srq);
-	if (err)
-		goto err_destroy;
-	srnic_qp_set_limits(qp, &attr->cap);
+	/*
+	 * The kernel makes an XRC receive QP without rings (it answers from
+	 * the XRC SRQs its requests name); an XRC send QP receives nothing.
+	 */
+	if (attr->qp_type != IBV_QPT_XRC_RECV) {
+		err = srnic_qp_map(qp, context->cmd_fd, &resp.drv,
+				   !attr->srq &&
+				   attr->qp_type != IBV_QPT_XRC_SEND);
+		if (err)
+			goto err_destroy;
+		srnic_qp_set_limits(qp, &attr->cap);
+	}
 	qp->state = IBV_QPS_RESET;
 	if (attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS)
 		srnic_qp_set_wr_ops(qp);
@@ -195,6 +216,54 @@ err_free:
 	srnic_qp_free(qp);
 	errno = err;
 	return NULL;
+}
+
+/*
+ * ibv_open_qp(3): another process's XRC receive QP, by number, in a
+ * domain this process opened too. It has no rings here either.
+ */
+struct ibv_qp *srnic_open_qp(struct ibv_context *context,
+			     struct ibv_qp_open_attr *attr)
+{
+	struct ib_uverbs_create_qp_resp resp;
+	struct ibv_open_qp cmd;
+	struct srnic_qp *qp;
+	int err;
+
+	qp = srnic_qp_alloc();
+	if (!qp)
+		return NULL;
+	err = ibv_cmd_open_qp(context, &qp->vqp, sizeof(qp->vqp), attr, &cmd,
+			      sizeof(cmd), &resp, sizeof(resp));
+	if (err) {
+		srnic_qp_free(qp);
+		errno = err;
+		return NULL;
+	}
+	qp->state = IBV_QPS_RESET;
+	return &qp->vqp.qp;
+}
+
+/* An XRC send QP asked for through create_qp: create_qp_ex's path. */
+static struct ibv_qp *srnic_create_xrc_send_qp(struct ibv_pd *pd,
+					       struct ibv_qp_init_attr *attr)
+{
+	struct ibv_qp_init_attr_ex ex = {
+		.qp_context = attr->qp_context,
+		.send_cq = attr->send_cq,
+		.recv_cq = attr->recv_cq,
+		.srq = attr->srq,
+		.cap = attr->cap,
+		.qp_type = attr->qp_type,
+		.sq_sig_all = attr->sq_sig_all,
+		.comp_mask = IBV_QP_INIT_ATTR_PD,
+		.pd = pd,
+	};
+	struct ibv_qp *qp = srnic_create_qp_ex(pd->context, &ex);
+
+	if (qp)
+		attr->cap = ex.cap;
+	return qp;
 }
 
 int srnic_query_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,

@@ -21,6 +21,15 @@
 /* Opcodes a user QP of each type may post (the kernel's srnic_wr_allowed()). */
 bool srnic_opcode_ok(enum ibv_qp_type type, enum ibv_wr_opcode op)
 {
+	/* srnic's XRC has no READ; an XRC receive QP sends nothing */
+	if (type == IBV_QPT_XRC_SEND)
+		return op == IBV_WR_SEND || op == IBV_WR_SEND_WITH_IMM ||
+		       op == IBV_WR_RDMA_WRITE ||
+		       op == IBV_WR_RDMA_WRITE_WITH_IMM ||
+		       op == IBV_WR_ATOMIC_CMP_AND_SWP ||
+		       op == IBV_WR_ATOMIC_FETCH_AND_ADD;
+	if (type == IBV_QPT_XRC_RECV)
+		return false;
 	switch (op) {
 	case IBV_WR_SEND:
 	case IBV_WR_SEND_WITH_IMM:
@@ -128,6 +137,9 @@ static void srnic_wqe_fill_wr(struct rxe_send_wqe *wqe,
 		break;
 	}
 
+	/* native ABI: the XRC SRQ at the target, in wr.reserved (srnic.h) */
+	if (type == IBV_QPT_XRC_SEND)
+		wqe->wr.reserved = wr->qp_type.xrc.remote_srqn;
 	if (type == IBV_QPT_UD) {
 		/* the kernel resolves the path from the AH number, per PD */
 		wqe->wr.wr.ud.remote_qpn = wr->wr.ud.remote_qpn;

@@ -107,6 +107,87 @@ err_free:
 	return NULL;
 }
 
+struct srnic_create_xsrq_cmd {
+	struct ibv_create_xsrq ibv;	/* no driver data */
+};
+
+/* ibv_create_srq_ex(3): a basic SRQ as create_srq, or an XRC SRQ */
+#define SRNIC_SRQ_INIT_ATTR_MASK (IBV_SRQ_INIT_ATTR_TYPE |		\
+				  IBV_SRQ_INIT_ATTR_PD |		\
+				  IBV_SRQ_INIT_ATTR_XRCD |		\
+				  IBV_SRQ_INIT_ATTR_CQ)
+
+static int srnic_srq_ex_check(const struct ibv_srq_init_attr_ex *attr)
+{
+	if (attr->comp_mask & ~(uint32_t)SRNIC_SRQ_INIT_ATTR_MASK)
+		return EOPNOTSUPP;
+	if (!(attr->comp_mask & IBV_SRQ_INIT_ATTR_PD))
+		return EINVAL;
+	if (!(attr->comp_mask & IBV_SRQ_INIT_ATTR_TYPE) ||
+	    attr->srq_type == IBV_SRQT_BASIC)
+		return 0;
+	if (attr->srq_type != IBV_SRQT_XRC)
+		return EOPNOTSUPP;
+	if (!(attr->comp_mask & IBV_SRQ_INIT_ATTR_XRCD) ||
+	    !(attr->comp_mask & IBV_SRQ_INIT_ATTR_CQ))
+		return EINVAL;
+	return 0;
+}
+
+struct ibv_srq *srnic_create_srq_ex(struct ibv_context *context,
+				    struct ibv_srq_init_attr_ex *attr)
+{
+	struct srnic_create_srq_resp resp = {};
+	struct srnic_create_xsrq_cmd cmd;
+	struct srnic_srq *srq;
+	int err;
+
+	err = srnic_srq_ex_check(attr);
+	if (err) {
+		errno = err;
+		return NULL;
+	}
+	srq = calloc(1, sizeof(*srq));
+	if (!srq)
+		return NULL;
+	err = pthread_spin_init(&srq->lock, PTHREAD_PROCESS_PRIVATE);
+	if (err)
+		goto err_free;
+	err = ibv_cmd_create_srq_ex(context, &srq->vsrq, attr, &cmd.ibv,
+				    sizeof(cmd), &resp.ibv, sizeof(resp));
+	if (err)
+		goto err_lock;
+	err = srnic_ring_map(&srq->ring, context->cmd_fd, &resp.drv.mi,
+			     sizeof(struct rxe_recv_wqe));
+	if (err)
+		goto err_destroy;
+	srq->vsrq.srq_num = resp.drv.srq_num;
+	srq->max_sge = attr->attr.max_sge;
+	if (srq->max_sge > srnic_recv_slot_sge(&srq->ring))
+		srq->max_sge = srnic_recv_slot_sge(&srq->ring);
+	return &srq->vsrq.srq;
+
+err_destroy:
+	ibv_cmd_destroy_srq(&srq->vsrq.srq);
+err_lock:
+	pthread_spin_destroy(&srq->lock);
+err_free:
+	free(srq);
+	errno = err;
+	return NULL;
+}
+
+/* What a sender names in its XRC send WRs (wr.qp_type.xrc.remote_srqn). */
+int srnic_get_srq_num(struct ibv_srq *ibsrq, uint32_t *srq_num)
+{
+	struct srnic_srq *srq = to_srnic_srq(ibsrq);
+
+	if (srq->vsrq.srq_type != IBV_SRQT_XRC)
+		return EINVAL;
+	*srq_num = srq->vsrq.srq_num;
+	return 0;
+}
+
 /* modify_srq's command carries where the kernel writes the new ring's
  * mminfo when max_wr changes (rxe ABI: struct rxe_modify_srq_cmd). */
 struct srnic_modify_srq_cmd {

@@ -260,6 +260,22 @@ static void srnic_wr_set_ud_addr(struct ibv_qp_ex *qpx, struct ibv_ah *ah,
 	wqe->wr.wr.ud.ah_num = to_srnic_ah(ah)->ah_num;
 }
 
+/* ibv_wr_set_xrc_srqn(3): the native ABI carries it in wr.reserved */
+static void srnic_wr_set_xrc_srqn(struct ibv_qp_ex *qpx,
+				  uint32_t remote_srqn)
+{
+	struct srnic_qp *qp = qpx_to_srnic(qpx);
+	struct rxe_send_wqe *wqe = qp->wr_cur;
+
+	if (!wqe)
+		return;
+	if (qpx->qp_base.qp_type != IBV_QPT_XRC_SEND) {
+		srnic_wr_fail(qp, EINVAL);
+		return;
+	}
+	wqe->wr.reserved = remote_srqn;
+}
+
 static bool srnic_wr_is_atomic(const struct rxe_send_wqe *wqe)
 {
 	return wqe->wr.opcode == IBV_WR_ATOMIC_CMP_AND_SWP ||
@@ -359,6 +375,7 @@ void srnic_qp_set_wr_ops(struct srnic_qp *qp)
 	qpx->wr_atomic_cmp_swp = srnic_wr_atomic_cmp_swp;
 	qpx->wr_atomic_fetch_add = srnic_wr_atomic_fetch_add;
 	qpx->wr_set_ud_addr = srnic_wr_set_ud_addr;
+	qpx->wr_set_xrc_srqn = srnic_wr_set_xrc_srqn;
 	qpx->wr_set_sge = srnic_wr_set_sge;
 	qpx->wr_set_sge_list = srnic_wr_set_sge_list;
 	qpx->wr_set_inline_data = srnic_wr_set_inline_data;

@@ -17,6 +17,16 @@
  * responses, rings and work-request layouts (<rdma/rdma_user_rxe.h>); a
  * native provider fills the ioctl header's driver id with RDMA_DRIVER_RXE.
  *
+ * XRC (native mode only): the send WQE of an XRC initiator QP
+ * (IB_QPT_XRC_INI / IBV_QPT_XRC_SEND) carries the number of the XRC SRQ at
+ * the target in struct rxe_send_wr's top-level `reserved` word
+ * (SRNIC_XRC_SRQN_FIELD; bits 23:0, the rest ignored), which no rxe-ABI
+ * work request uses. An XRC target QP (IB_QPT_XRC_TGT) is made by ib_uverbs
+ * without driver data and has no rings; its create and open responses
+ * carry no driver part. XRC SRQs are created with the rxe SRQ command and
+ * response (struct rxe_create_srq_resp: ring and srq_num). srnic's XRC
+ * takes SENDs, RDMA WRITEs and atomics, not RDMA READ.
+ *
  *   /sys/class/infiniband/<dev>/SRNIC_SYSFS_GROUP/
  *       SRNIC_SYSFS_VERSION   module version, "x.y.z\n"
  *       SRNIC_SYSFS_NETDEV    name of the bound netdev, "eth0\n"
@@ -51,6 +61,8 @@
 
 /* uverbs ABI version of a native-mode device (sysfs abi_version) */
 #define SRNIC_NATIVE_ABI_VERSION	16
+/* struct rxe_send_wr field that holds an XRC send WQE's remote SRQ number */
+#define SRNIC_XRC_SRQN_FIELD	reserved
 #define SRNIC_SYSFS_GROUP	"srnic"
 #define SRNIC_SYSFS_VERSION	"version"
 #define SRNIC_SYSFS_NETDEV	"netdev"
