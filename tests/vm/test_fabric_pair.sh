@@ -350,6 +350,11 @@ if [ "$ROLE" = a ] && [ -n "$TRACE" ]; then
 		q=$(sed -n "${line}p" /tmp/fp-trace | sed -E 's/.* qpn=([0-9]+) .*/\1/')
 		echo "  trace: what QP $q received up to its invalid-request NAK:"
 		head -n "$line" /tmp/fp-trace | grep -E " qpn=$q " | tail -n 40 | sed 's/^/  trace: /'
+		np=$(sed -n "${line}p" /tmp/fp-trace | sed -E 's/.* psn=([0-9]+) .*/\1/')
+		echo "  trace: every packet of QP $q at PSN $((np - 6))..$np:"
+		head -n "$line" /tmp/fp-trace | grep -E " qpn=$q " |
+			awk -v lo=$((np - 6)) -v hi="$np" '{ for (i = 1; i <= NF; i++) if ($i ~ /^psn=/) { p = substr($i, 5) + 0; if (p >= lo && p <= hi) print } }' |
+			tail -n 300 | sed 's/^/  trace: all: /'
 	else
 		echo "  trace: no invalid-request NAK ($(grep -c 'srnic_nak: .* tx' /tmp/fp-trace) NAKs sent)"
 	fi
