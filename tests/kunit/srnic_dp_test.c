@@ -1712,8 +1712,8 @@ static void srnic_dp_gbn_round(struct kunit *test, struct srnic_dp_ctx *ctx,
  * go-back-N over and over, each round overlapping the one before, as
  * rdma_rxe's retransmit timer does under load: from the first PSN not
  * taken or an earlier one. The responder takes every valid packet: no
- * NAK but PSN sequence NAKs, the data placed once, exactly, and the last
- * PSN is reached.
+ * NAK but PSN sequence NAKs, the last PSN reached, the data in place and
+ * nothing written past it.
  */
 static void srnic_dp_write_gbn_rounds(struct kunit *test)
 {
