@@ -64,7 +64,7 @@
 #define SRNIC_DP_IP_PEER_A	0x0a4d0002	/* where QP A sends */
 #define SRNIC_DP_IP_PEER_B	0x0a4d0003	/* where QP B sends */
 /* Not a multiple of the MTU, and leaves KASAN a redzone in kmalloc-8k. */
-#define SRNIC_DP_BUF		6000
+#define SRNIC_DP_BUF		12288
 #define SRNIC_DP_WAIT_MS	3000
 /* A -> B starts 2 PSNs before the wrap, B -> A elsewhere. */
 #define SRNIC_DP_PSN_A		0xfffffe
@@ -1710,6 +1710,159 @@ static void srnic_dp_error_mid_stream(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, srnic_dp_qp_state(ctx, SRNIC_DP_B), IB_QPS_ERR);
 }
 
+/* The WRITEs of srnic_dp_write_gbn_rounds(): 4 + 4 + 3 packets. */
+static const u32 srnic_dp_gbn_len[] = { 4096, 4096, 3000 };
+#define SRNIC_DP_GBN_PKTS	11
+
+/* A small deterministic generator: the case replays the same rounds. */
+static u32 srnic_dp_rand(u32 *x)
+{
+	*x ^= *x << 13;
+	*x ^= *x >> 17;
+	*x ^= *x << 5;
+	return *x;
+}
+
+/*
+ * Send copies of @p[@from..] as one go-back-N round, interleaved with the
+ * previous round (@p[@qf..]) still on the wire: packets lost (1 in 3) or
+ * swapped with the next (1 in 4).
+ */
+static void srnic_dp_gbn_round(struct kunit *test, struct srnic_dp_ctx *ctx,
+			       struct sk_buff **p, u32 from, u32 qf, u32 *x)
+{
+	u32 order[2 * SRNIC_DP_GBN_PKTS], n = 0, i = from, j = qf, k, t;
+
+	while (i < SRNIC_DP_GBN_PKTS || j < SRNIC_DP_GBN_PKTS) {
+		if (j >= SRNIC_DP_GBN_PKTS ||
+		    (i < SRNIC_DP_GBN_PKTS && srnic_dp_rand(x) & 1))
+			order[n++] = i++;
+		else
+			order[n++] = j++;
+	}
+	for (k = 0; k + 1 < n; k++) {
+		if (srnic_dp_rand(x) % 4)
+			continue;
+		t = order[k];
+		order[k] = order[k + 1];
+		order[k + 1] = t;
+	}
+	for (k = 0; k < n; k++) {
+		if (!(srnic_dp_rand(x) % 3))
+			continue;
+		srnic_dp_inject(ctx->wire, srnic_dp_copy(test, p[order[k]]));
+	}
+}
+
+/*
+ * Three WRITEs (11 packets, MIDDLEs placed ahead of a hole) resent
+ * go-back-N over and over, each round overlapping the one before, as
+ * rdma_rxe's retransmit timer does under load: from the first PSN not
+ * taken or an earlier one. The responder takes every valid packet: no
+ * NAK but PSN sequence NAKs, the last PSN reached, the data in place and
+ * nothing written past it.
+ */
+static void srnic_dp_write_gbn_rounds(struct kunit *test)
+{
+	struct srnic_dp_ctx *ctx = test->priv;
+	struct srnic_dp_wire *w = ctx->wire;
+	struct srnic_qp *b = to_srnic_qp(ctx->qp[SRNIC_DP_B]);
+	struct sk_buff *p[SRNIC_DP_GBN_PKTS];
+	u32 x = 0x5eed1234, off = 0, done = 0, back, from, r;
+	u32 prev = SRNIC_DP_GBN_PKTS;	/* no earlier round yet */
+	u64 nak;
+	int i;
+
+	WRITE_ONCE(w->hold, true);
+	for (i = 0; i < ARRAY_SIZE(srnic_dp_gbn_len); i++) {
+		srnic_dp_fill(ctx, SRNIC_DP_A, off, srnic_dp_gbn_len[i], 13 + i);
+		srnic_dp_post(test, ctx, SRNIC_DP_A, IB_WR_RDMA_WRITE, 60 + i,
+			      off, srnic_dp_gbn_len[i], off, 0, 0);
+		off += srnic_dp_gbn_len[i];
+	}
+	srnic_dp_take(test, w, p, SRNIC_DP_GBN_PKTS);
+	KUNIT_EXPECT_EQ(test, srnic_dp_opcode(p[5]),
+			IB_OPCODE_RC_RDMA_WRITE_MIDDLE);
+	for (r = 0; r < 200 && done < SRNIC_DP_GBN_PKTS; r++) {
+		/* Go back to the first PSN not taken, or up to 3 before. */
+		back = srnic_dp_rand(&x) % 4;
+		from = done > back ? done - back : 0;
+		srnic_dp_gbn_round(test, ctx, p, from, prev, &x);
+		prev = from;
+		KUNIT_ASSERT_TRUE(test, srnic_dp_settle(w));
+		done = (b->resp.epsn - srnic_dp_psn(p[0])) & SRNIC_PSN_MASK;
+		KUNIT_ASSERT_LE(test, done, SRNIC_DP_GBN_PKTS);
+		nak = srnic_dp_cnt(ctx, SRNIC_CNT_INV_REQ_NAK_SENT);
+		KUNIT_ASSERT_EQ(test, nak, 0);
+	}
+	KUNIT_EXPECT_EQ(test, done, SRNIC_DP_GBN_PKTS);
+	KUNIT_EXPECT_GE(test, srnic_dp_cnt(ctx, SRNIC_CNT_REQ_OOO), 1);
+	SRNIC_DP_EXPECT_MEMEQ(test, ctx->buf[SRNIC_DP_B], ctx->buf[SRNIC_DP_A],
+			      off);
+	KUNIT_EXPECT_EQ(test, ctx->buf[SRNIC_DP_B][off], 0);
+	KUNIT_EXPECT_EQ(test, srnic_dp_qp_state(ctx, SRNIC_DP_B), IB_QPS_RTS);
+	for (i = 0; i < SRNIC_DP_GBN_PKTS; i++)
+		kfree_skb(p[i]);
+	srnic_dp_purge(w);
+}
+
+/* Deliver a copy of @skb that carries PSN @psn instead of its own. */
+static void srnic_dp_inject_at(struct kunit *test, struct srnic_dp_wire *w,
+			       struct sk_buff *skb, u32 psn)
+{
+	struct sk_buff *c = srnic_dp_copy(test, skb);
+
+	srnic_bth_set_psn(srnic_dp_bth(c), psn);
+	srnic_dp_icrc(c);
+	srnic_dp_inject(w, c);
+}
+
+/*
+ * What rdma_rxe (Debian 6.1) did in test_fabric_pair.sh with QP timeout
+ * 14: a go-back-N round that numbers the packets one PSN later than the
+ * round before (PSN x+2 a LAST, then a MIDDLE). Two 4096-byte WRITEs X
+ * (PSNs 0-3) and Y (4-7); B took X and Y's FIRST and first MIDDLE. The
+ * round resends X's MIDDLEs and LAST at PSNs 2-4 (duplicates), then Y at
+ * 5-8: its MIDDLEs at 6 and 7 are taken as the rest of Y, and the LAST at
+ * 8 brings Y to 5 KiB, past the DMA length of its RETH: the length
+ * check of srnic_resp_write() answers an invalid-request NAK, as
+ * rdma_rxe's responder does. The requester is at fault, not B.
+ */
+static void srnic_dp_write_renumbered_round(struct kunit *test)
+{
+	struct srnic_dp_ctx *ctx = test->priv;
+	struct srnic_dp_wire *w = ctx->wire;
+	u32 psn0 = SRNIC_DP_PSN_A;
+	struct sk_buff *p[8];
+	int i;
+
+	WRITE_ONCE(w->hold, true);
+	srnic_dp_fill(ctx, SRNIC_DP_A, 0, 8192, 29);
+	srnic_dp_post(test, ctx, SRNIC_DP_A, IB_WR_RDMA_WRITE, 70, 0, 4096,
+		      0, 0, 0);
+	srnic_dp_post(test, ctx, SRNIC_DP_A, IB_WR_RDMA_WRITE, 71, 4096, 4096,
+		      4096, 0, 0);
+	srnic_dp_take(test, w, p, 8);
+	KUNIT_EXPECT_EQ(test, srnic_dp_psn(p[0]), psn0);
+	for (i = 0; i < 6; i++)
+		srnic_dp_inject(w, srnic_dp_copy(test, p[i]));
+	KUNIT_ASSERT_TRUE(test, srnic_dp_settle(w));
+	KUNIT_EXPECT_EQ(test, srnic_dp_cnt(ctx, SRNIC_CNT_INV_REQ_NAK_SENT), 0);
+
+	/* The renumbered round: packet i at PSN i + 1, from X's MIDDLE 1. */
+	for (i = 1; i < 8; i++)
+		srnic_dp_inject_at(test, w, p[i], srnic_psn_add(psn0, i + 1));
+	KUNIT_ASSERT_TRUE(test, srnic_dp_settle(w));
+	KUNIT_EXPECT_EQ(test, srnic_dp_cnt(ctx, SRNIC_CNT_INV_REQ_NAK_SENT), 1);
+	/* X whole, nothing written past Y's 4 KiB */
+	SRNIC_DP_EXPECT_MEMEQ(test, ctx->buf[SRNIC_DP_B], ctx->buf[SRNIC_DP_A],
+			      4096);
+	KUNIT_EXPECT_EQ(test, ctx->buf[SRNIC_DP_B][8192], 0);
+	for (i = 0; i < 8; i++)
+		kfree_skb(p[i]);
+	srnic_dp_purge(w);
+}
+
 /* A QP verb run from a work item, so that a case can watch it block. */
 struct srnic_dp_qp_work {
 	struct work_struct	work;
@@ -2187,6 +2340,8 @@ static struct kunit_case srnic_dp_cases[] = {
 	KUNIT_CASE(srnic_dp_duplicate_send),
 	KUNIT_CASE(srnic_dp_duplicate_read),
 	KUNIT_CASE(srnic_dp_send_reordered),
+	KUNIT_CASE(srnic_dp_write_gbn_rounds),
+	KUNIT_CASE(srnic_dp_write_renumbered_round),
 	KUNIT_CASE(srnic_dp_read_reordered),
 	KUNIT_CASE(srnic_dp_remote_access_error),
 	KUNIT_CASE(srnic_dp_error_mid_stream),

@@ -80,11 +80,14 @@ SNAP_DEVS=
 # go-back-N and time out again (98k packets sent for 6.5k; the fabric's RED
 # drops some), and srnic answered a few of those retries with an invalid
 # request NAK (send_inv_req_err; rxe's client fails with status 9):
-# SRNIC_FABRIC_PAIR_QP_TIMEOUT=14 shows it.
+# SRNIC_FABRIC_PAIR_QP_TIMEOUT=14 shows it. rxe's fault: a retry round
+# numbers its packets one PSN later than the round before (README, "Found
+# on the way"), and a message then outgrows its RETH.
 BW_QP_TIMEOUT=${SRNIC_FABRIC_PAIR_QP_TIMEOUT:-18}
 # SRNIC_FABRIC_PAIR_TRACE=1: guest a traces srnic_pkt_rx and srnic_nak
-# during rxe -> srnic and shows the packets before any NAK other than a
-# PSN sequence error
+# during rxe -> srnic and shows the packets before the first
+# invalid-request NAK: the QP's last 40, then every one at the 7 PSNs up
+# to the NAKed one (each round that carried them)
 TRACE=${SRNIC_FABRIC_PAIR_TRACE:-}
 
 cleanup() {
@@ -350,6 +353,11 @@ if [ "$ROLE" = a ] && [ -n "$TRACE" ]; then
 		q=$(sed -n "${line}p" /tmp/fp-trace | sed -E 's/.* qpn=([0-9]+) .*/\1/')
 		echo "  trace: what QP $q received up to its invalid-request NAK:"
 		head -n "$line" /tmp/fp-trace | grep -E " qpn=$q " | tail -n 40 | sed 's/^/  trace: /'
+		np=$(sed -n "${line}p" /tmp/fp-trace | sed -E 's/.* psn=([0-9]+) .*/\1/')
+		echo "  trace: every packet of QP $q at PSN $((np - 6))..$np:"
+		head -n "$line" /tmp/fp-trace | grep -E " qpn=$q " |
+			awk -v lo=$((np - 6)) -v hi="$np" '{ for (i = 1; i <= NF; i++) if ($i ~ /^psn=/) { p = substr($i, 5) + 0; if (p >= lo && p <= hi) print } }' |
+			tail -n 300 | sed 's/^/  trace: all: /'
 	else
 		echo "  trace: no invalid-request NAK ($(grep -c 'srnic_nak: .* tx' /tmp/fp-trace) NAKs sent)"
 	fi
