@@ -68,6 +68,60 @@ struct srnic_create_srq_resp {
 	struct rxe_create_srq_resp drv;
 };
 
+/* A new SRQ's memory and lock; NULL (errno set) on failure. */
+static struct srnic_srq *srnic_srq_alloc(void)
+{
+	struct srnic_srq *srq = calloc(1, sizeof(*srq));
+	int err;
+
+	if (!srq)
+		return NULL;
+	err = pthread_spin_init(&srq->lock, PTHREAD_PROCESS_PRIVATE);
+	if (err) {
+		free(srq);
+		errno = err;
+		return NULL;
+	}
+	return srq;
+}
+
+/* Undo srnic_srq_alloc(). */
+static void srnic_srq_free(struct srnic_srq *srq)
+{
+	pthread_spin_destroy(&srq->lock);
+	free(srq);
+}
+
+/*
+ * Finish an SRQ the kernel has just created (@err: the create command's
+ * result, @resp its answer, @max_sge what was asked for): map its ring and
+ * bound max_sge by what a slot holds. On failure the kernel's SRQ is
+ * destroyed, @srq freed, errno set and NULL returned.
+ */
+static struct ibv_srq *srnic_srq_finish(struct srnic_srq *srq, int err,
+					int cmd_fd,
+					const struct srnic_create_srq_resp *resp,
+					uint32_t max_sge)
+{
+	if (!err) {
+		err = srnic_ring_map(&srq->ring, cmd_fd, &resp->drv.mi,
+				     sizeof(struct rxe_recv_wqe));
+		if (err)
+			ibv_cmd_destroy_srq(&srq->vsrq.srq);
+	}
+	if (err) {
+		srnic_srq_free(srq);
+		errno = err;
+		return NULL;
+	}
+	srq->vsrq.srq_num = resp->drv.srq_num;
+	/* what the kernel granted, bounded by what a slot holds */
+	srq->max_sge = max_sge;
+	if (srq->max_sge > srnic_recv_slot_sge(&srq->ring))
+		srq->max_sge = srnic_recv_slot_sge(&srq->ring);
+	return &srq->vsrq.srq;
+}
+
 struct ibv_srq *srnic_create_srq(struct ibv_pd *pd,
 				 struct ibv_srq_init_attr *attr)
 {
@@ -76,35 +130,13 @@ struct ibv_srq *srnic_create_srq(struct ibv_pd *pd,
 	struct srnic_srq *srq;
 	int err;
 
-	srq = calloc(1, sizeof(*srq));
+	srq = srnic_srq_alloc();
 	if (!srq)
 		return NULL;
-	err = pthread_spin_init(&srq->lock, PTHREAD_PROCESS_PRIVATE);
-	if (err)
-		goto err_free;
 	err = ibv_cmd_create_srq(pd, &srq->vsrq.srq, attr, &cmd.ibv,
 				 sizeof(cmd), &resp.ibv, sizeof(resp));
-	if (err)
-		goto err_lock;
-	err = srnic_ring_map(&srq->ring, pd->context->cmd_fd, &resp.drv.mi,
-			     sizeof(struct rxe_recv_wqe));
-	if (err)
-		goto err_destroy;
-	srq->vsrq.srq_num = resp.drv.srq_num;
-	/* what the kernel granted, bounded by what a slot holds */
-	srq->max_sge = attr->attr.max_sge;
-	if (srq->max_sge > srnic_recv_slot_sge(&srq->ring))
-		srq->max_sge = srnic_recv_slot_sge(&srq->ring);
-	return &srq->vsrq.srq;
-
-err_destroy:
-	ibv_cmd_destroy_srq(&srq->vsrq.srq);
-err_lock:
-	pthread_spin_destroy(&srq->lock);
-err_free:
-	free(srq);
-	errno = err;
-	return NULL;
+	return srnic_srq_finish(srq, err, pd->context->cmd_fd, &resp,
+				attr->attr.max_sge);
 }
 
 struct srnic_create_xsrq_cmd {
@@ -147,34 +179,13 @@ struct ibv_srq *srnic_create_srq_ex(struct ibv_context *context,
 		errno = err;
 		return NULL;
 	}
-	srq = calloc(1, sizeof(*srq));
+	srq = srnic_srq_alloc();
 	if (!srq)
 		return NULL;
-	err = pthread_spin_init(&srq->lock, PTHREAD_PROCESS_PRIVATE);
-	if (err)
-		goto err_free;
 	err = ibv_cmd_create_srq_ex(context, &srq->vsrq, attr, &cmd.ibv,
 				    sizeof(cmd), &resp.ibv, sizeof(resp));
-	if (err)
-		goto err_lock;
-	err = srnic_ring_map(&srq->ring, context->cmd_fd, &resp.drv.mi,
-			     sizeof(struct rxe_recv_wqe));
-	if (err)
-		goto err_destroy;
-	srq->vsrq.srq_num = resp.drv.srq_num;
-	srq->max_sge = attr->attr.max_sge;
-	if (srq->max_sge > srnic_recv_slot_sge(&srq->ring))
-		srq->max_sge = srnic_recv_slot_sge(&srq->ring);
-	return &srq->vsrq.srq;
-
-err_destroy:
-	ibv_cmd_destroy_srq(&srq->vsrq.srq);
-err_lock:
-	pthread_spin_destroy(&srq->lock);
-err_free:
-	free(srq);
-	errno = err;
-	return NULL;
+	return srnic_srq_finish(srq, err, context->cmd_fd, &resp,
+				attr->attr.max_sge);
 }
 
 /* What a sender names in its XRC send WRs (wr.qp_type.xrc.remote_srqn). */
@@ -242,8 +253,7 @@ int srnic_destroy_srq(struct ibv_srq *ibsrq)
 	if (err)
 		return err;
 	srnic_ring_unmap(&srq->ring);
-	pthread_spin_destroy(&srq->lock);
-	free(srq);
+	srnic_srq_free(srq);
 	return 0;
 }
 
