@@ -218,19 +218,15 @@ static bool side_create(struct side *s)
 	return s->qp;
 }
 
-/* Post one RDMA op of @len from @s (local @lkey/@laddr, remote @rkey/@raddr). */
+/*
+ * One signaled RDMA op of @len from @s (local @lkey/@laddr, remote
+ * @rkey/@raddr); its completion status.
+ */
 static int rdma_op(struct side *s, enum ibv_wr_opcode op, uint64_t laddr,
 		   uint32_t lkey, uint64_t raddr, uint32_t rkey, uint32_t len)
 {
-	struct ibv_sge sge = { .addr = laddr, .length = len, .lkey = lkey };
-	struct ibv_send_wr wr = {
-		.sg_list = &sge, .num_sge = 1, .opcode = op,
-		.send_flags = IBV_SEND_SIGNALED,
-		.wr.rdma = { .remote_addr = raddr, .rkey = rkey },
-	}, *badwr;
-	int err = ibv_post_send(s->qp, &wr, &badwr);
-
-	return err ? err : vt_wait_wc(s->cq, WAIT_MS, NULL);
+	return vt_rdma_op(s->qp, s->cq, WAIT_MS, op, laddr, lkey, raddr, rkey,
+			  len);
 }
 
 static int post_recv(struct side *s, uint64_t addr, uint32_t lkey,

@@ -73,76 +73,29 @@ static long status_kb(const char *key)
 
 static bool side_create(struct side *s)
 {
-	struct ibv_qp_init_attr ia = {
-		.cap = { .max_send_wr = 8, .max_recv_wr = 8,
-			 .max_send_sge = 1, .max_recv_sge = 1 },
-		.qp_type = IBV_QPT_RC,
-	};
-
 	s->cq = ibv_create_cq(ctx, 32, NULL, NULL, 0);
 	if (!s->cq)
 		return false;
-	ia.send_cq = s->cq;
-	ia.recv_cq = s->cq;
-	s->qp = ibv_create_qp(pd, &ia);
+	s->qp = vt_rc_qp(pd, s->cq, 8);
 	return s->qp;
-}
-
-/* One completion of @s, within WAIT_MS; its status (or -1 on timeout). */
-static int wait_wc(struct side *s)
-{
-	long end = now_ms() + WAIT_MS;
-	struct ibv_wc wc;
-	int n;
-
-	while (now_ms() < end) {
-		n = ibv_poll_cq(s->cq, 1, &wc);
-		if (n < 0)
-			return -1;
-		if (n)
-			return wc.status;
-		sleep_ms(1);
-	}
-	return -1;
 }
 
 /* Both QPs from any state to RTS (again); RNR retries without end. */
 static bool connect_sides(void)
 {
-	struct ibv_qp_attr reset = { .qp_state = IBV_QPS_RESET };
 	struct vt_conn c = { .sgid_index = gid_index, .access = ACCESS,
 			     .timeout = 14, .rnr_retry = 7, .psn = 0x100 };
-	struct ibv_wc wc;
 
-	if (ibv_modify_qp(a.qp, &reset, IBV_QP_STATE) ||
-	    ibv_modify_qp(b.qp, &reset, IBV_QP_STATE))
-		return false;
-	while (ibv_poll_cq(a.cq, 1, &wc) > 0 || ibv_poll_cq(b.cq, 1, &wc) > 0)
-		;
-	if (ibv_query_gid(ctx, 1, gid_index, &c.dgid))
-		return false;
-	c.dest_qpn = b.qp->qp_num;
-	if (vt_qp_connect(a.qp, &c))
-		return false;
-	c.dest_qpn = a.qp->qp_num;
-	return !vt_qp_connect(b.qp, &c);
+	return vt_qp_reset(a.qp, a.cq) && vt_qp_reset(b.qp, b.cq) &&
+	       !vt_qp_connect_pair(a.qp, b.qp, &c);
 }
 
 /* One signaled @op of @len from A's @laddr; its completion status. */
 static int rdma_op(enum ibv_wr_opcode op, void *laddr, void *raddr,
 		   uint32_t len)
 {
-	struct ibv_sge sge = { .addr = (uintptr_t)laddr, .length = len,
-			       .lkey = local_mr->lkey };
-	struct ibv_send_wr wr = {
-		.sg_list = &sge, .num_sge = 1, .opcode = op,
-		.send_flags = IBV_SEND_SIGNALED,
-		.wr.rdma = { .remote_addr = (uintptr_t)raddr,
-			     .rkey = big_mr->rkey },
-	}, *badwr;
-	int err = ibv_post_send(a.qp, &wr, &badwr);
-
-	return err ? err : wait_wc(&a);
+	return vt_rdma_op(a.qp, a.cq, WAIT_MS, op, (uintptr_t)laddr,
+			  local_mr->lkey, (uintptr_t)raddr, big_mr->rkey, len);
 }
 
 /* A SEND of @len from A's @laddr into B's receive buffer @raddr. */
@@ -156,7 +109,7 @@ static int send_into(void *laddr, void *raddr, uint32_t len, int *recv_st)
 	if (ibv_post_recv(b.qp, &wr, &badwr))
 		return -2;
 	st = rdma_op(IBV_WR_SEND, laddr, NULL, len);
-	*recv_st = st == IBV_WC_SUCCESS ? wait_wc(&b) : -3;
+	*recv_st = st == IBV_WC_SUCCESS ? vt_wait_wc(b.cq, WAIT_MS, NULL) : -3;
 	return st;
 }
 

@@ -54,32 +54,18 @@ static bool side_create(struct side *s)
 static int rdma_op(struct side *s, enum ibv_wr_opcode op, void *laddr,
 		   uint32_t lkey, uint64_t raddr, uint32_t rkey, uint32_t len)
 {
-	struct ibv_sge sge = { .addr = (uintptr_t)laddr, .length = len,
-			       .lkey = lkey };
-	struct ibv_send_wr wr = {
-		.sg_list = &sge, .num_sge = 1, .opcode = op,
-		.send_flags = IBV_SEND_SIGNALED,
-		.wr.rdma = { .remote_addr = raddr, .rkey = rkey },
-	}, *badwr;
-	int err = ibv_post_send(s->qp, &wr, &badwr);
-
-	return err ? err : vt_wait_wc(s->cq, WAIT_MS, NULL);
+	return vt_rdma_op(s->qp, s->cq, WAIT_MS, op, (uintptr_t)laddr, lkey,
+			  raddr, rkey, len);
 }
 
 /* Both QPs from any state (an error put them in ERR) to RTS again. */
 static bool connect_sides(void)
 {
-	struct ibv_qp_attr reset = { .qp_state = IBV_QPS_RESET };
 	struct vt_conn c = { .sgid_index = gid_index, .access = ACCESS,
 			     .timeout = 14, .rnr_retry = 7, .psn = 0x100 };
-	struct ibv_wc wc;
 
-	if (ibv_modify_qp(a.qp, &reset, IBV_QP_STATE) ||
-	    ibv_modify_qp(b.qp, &reset, IBV_QP_STATE))
-		return false;
-	while (ibv_poll_cq(a.cq, 1, &wc) > 0 || ibv_poll_cq(b.cq, 1, &wc) > 0)
-		;
-	return !vt_qp_connect_pair(a.qp, b.qp, &c);
+	return vt_qp_reset(a.qp, a.cq) && vt_qp_reset(b.qp, b.cq) &&
+	       !vt_qp_connect_pair(a.qp, b.qp, &c);
 }
 
 static bool all(const uint8_t *p, size_t n, uint8_t v)

@@ -326,4 +326,38 @@ static inline int vt_wait_wc(struct ibv_cq *cq, long ms,
 	return -1;
 }
 
+/*
+ * One signaled @op of @len from (@laddr, @lkey) on @qp, to (@raddr, @rkey)
+ * for RDMA ops: ibv_post_send()'s error, else the status of the next
+ * completion of @cq within @ms milliseconds (-1 on timeout).
+ */
+static inline int vt_rdma_op(struct ibv_qp *qp, struct ibv_cq *cq, long ms,
+			     enum ibv_wr_opcode op, uint64_t laddr,
+			     uint32_t lkey, uint64_t raddr, uint32_t rkey,
+			     uint32_t len)
+{
+	struct ibv_sge sge = { .addr = laddr, .length = len, .lkey = lkey };
+	struct ibv_send_wr wr = {
+		.sg_list = &sge, .num_sge = 1, .opcode = op,
+		.send_flags = IBV_SEND_SIGNALED,
+		.wr.rdma = { .remote_addr = raddr, .rkey = rkey },
+	}, *badwr;
+	int err = ibv_post_send(qp, &wr, &badwr);
+
+	return err ? err : vt_wait_wc(cq, ms, NULL);
+}
+
+/* @qp to RESET from any state (ERR too), and its CQ @cq emptied. */
+static inline bool vt_qp_reset(struct ibv_qp *qp, struct ibv_cq *cq)
+{
+	struct ibv_qp_attr reset = { .qp_state = IBV_QPS_RESET };
+	struct ibv_wc wc;
+
+	if (ibv_modify_qp(qp, &reset, IBV_QP_STATE))
+		return false;
+	while (ibv_poll_cq(cq, 1, &wc) > 0)
+		;
+	return true;
+}
+
 #endif /* SRNIC_VTEST_H */
