@@ -125,6 +125,15 @@
 #                                 srnic_native", and RDMAV_DRIVERS exported
 #                                 so that libibverbs loads srnic's provider
 #                                 from the build: $SRNIC_PROVIDER_LIB)
+#   native_trio_up                srnic_load veth dummy rdma_ucm;
+#                                 netns_pair_setup; srnic0 (nsA, vethA) and
+#                                 srnic1 (nsB, vethB) made "type
+#                                 srnic_native", srnicd "type srnic" on a
+#                                 dummy netdev dum0 beside them, each a
+#                                 check; G0, G1 set. Exits the script if a
+#                                 step fails.
+#   tagged TAG                    stdin's "ok NAME" / "not ok NAME" lines with
+#                                 NAME prefixed "[TAG] " (t_from_output input)
 #   srnic_pair_down [ERE]         checks "no kernel warnings" (t_kernel_clean
 #                                 with ERE), deletes srnic0 and srnic1 (nsA,
 #                                 nsB), "rmmod after traffic", and the log
@@ -719,6 +728,23 @@ srnic_pair_up() {
 	netns_pair_setup || _t_setup_failed "netns_pair_setup"
 	t_check "IPv4 RoCEv2 GIDs present" srnic_devs_ns || _t_setup_failed ""
 }
+
+native_trio_up() {
+	srnic_load veth dummy rdma_ucm || _t_setup_failed "srnic_load"
+	netns_pair_setup || _t_setup_failed "netns_pair_setup"
+	{ ip link add dum0 type dummy && ip link set dum0 up; } ||
+		_t_setup_failed "dummy netdev"
+	t_check "rdma link add srnic0 type srnic_native (nsA)" \
+		ip netns exec nsA rdma link add srnic0 type srnic_native netdev vethA
+	t_check "rdma link add srnic1 type srnic_native (nsB)" \
+		ip netns exec nsB rdma link add srnic1 type srnic_native netdev vethB
+	t_check "rdma link add srnicd type srnic (default mode, beside them)" \
+		rdma link add srnicd type srnic netdev dum0
+	G0=$(ready roce_gid_index srnic0 10.99.0.1) || _t_setup_failed "srnic0 GID"
+	G1=$(ready roce_gid_index srnic1 10.99.0.2) || _t_setup_failed "srnic1 GID"
+}
+
+tagged() { sed -E "s/^(ok|not ok) /\1 [$1] /"; }
 
 # srnic_pair_down [ERE]: undo srnic_pair_up after a test's traffic: a clean
 # kernel log (t_kernel_clean, ERE its extra lines), the two devices deleted,

@@ -31,19 +31,7 @@ listed() { ibv_devices | awk 'NR > 2 { print $1 }' | grep -qx "$1"; }
 t_check "modinfo: the native link type autoloads srnic" \
 	grep -qx rdma-link-srnic_native <(modinfo -F alias "$KO")
 
-srnic_load veth dummy rdma_ucm || _t_setup_failed "srnic_load"
-netns_pair_setup || _t_setup_failed "netns_pair_setup"
-{ ip link add dum0 type dummy && ip link set dum0 up; } ||
-	_t_setup_failed "dummy netdev"
-
-t_check "rdma link add srnic0 type srnic_native (nsA)" \
-	ip netns exec nsA rdma link add srnic0 type srnic_native netdev vethA
-t_check "rdma link add srnic1 type srnic_native (nsB)" \
-	ip netns exec nsB rdma link add srnic1 type srnic_native netdev vethB
-t_check "rdma link add srnicd type srnic (default mode, beside them)" \
-	rdma link add srnicd type srnic netdev dum0
-G0=$(ready roce_gid_index srnic0 10.99.0.1) || _t_setup_failed "srnic0 GID"
-G1=$(ready roce_gid_index srnic1 10.99.0.2) || _t_setup_failed "srnic1 GID"
+native_trio_up
 
 t_eq "srnic0 sysfs srnic/provider" "$(cat "$(srnic_knob srnic0 provider)")" native
 t_eq "srnicd sysfs srnic/provider" "$(cat "$(srnic_knob srnicd provider)")" rxe
@@ -113,7 +101,6 @@ srcs=(vgem)
 [ -e /dev/dma_heap/system ] && srcs+=(heap)
 [ -e /dev/udmabuf ] && srcs+=(udmabuf)
 # dmabuf_mr's lines, each name prefixed with [TAG]
-tagged() { sed -E "s/^(ok|not ok) /\1 [$1] /"; }
 for s in "${srcs[@]}"; do
 	out=$(with_timeout 60 ip netns exec nsA "$DMABUF" srnic0 "$G0" "$s" 2>&1)
 	rc=$?

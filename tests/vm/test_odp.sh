@@ -26,7 +26,6 @@ t_check "build odp_mr.c against libibverbs" \
 	cc -O2 -Wall -Werror -o "$ODP_MR" tests/vm/odp_mr.c -libverbs
 
 # odp_mr's lines, each name prefixed with [TAG]
-tagged() { sed -E "s/^(ok|not ok) /\1 [$1] /"; }
 
 for mode in default native; do
 	if [ "$mode" = native ]; then

@@ -20,25 +20,13 @@ set -u
 cd "$(dirname "$0")/../.." || exit 1
 . tests/vm/lib.sh
 
-srnic_load veth dummy rdma_ucm || _t_setup_failed "srnic_load"
-netns_pair_setup || _t_setup_failed "netns_pair_setup"
-{ ip link add dum0 type dummy && ip link set dum0 up; } ||
-	_t_setup_failed "dummy netdev"
-t_check "rdma link add srnic0 type srnic_native (nsA)" \
-	ip netns exec nsA rdma link add srnic0 type srnic_native netdev vethA
-t_check "rdma link add srnic1 type srnic_native (nsB)" \
-	ip netns exec nsB rdma link add srnic1 type srnic_native netdev vethB
-t_check "rdma link add srnicd type srnic (default mode)" \
-	rdma link add srnicd type srnic netdev dum0
-G0=$(ready roce_gid_index srnic0 10.99.0.1) || _t_setup_failed "srnic0 GID"
-G1=$(ready roce_gid_index srnic1 10.99.0.2) || _t_setup_failed "srnic1 GID"
+native_trio_up
 
 # the default mode, through the stock rxe provider
 XRC=/tmp/xrc_share
 t_check "build xrc_share.c against libibverbs" \
 	cc -O2 -Wall -Werror -o "$XRC" tests/vm/xrc_share.c -libverbs
 unset RDMAV_DRIVERS
-tagged() { sed -E "s/^(ok|not ok) /\1 [$1] /"; }
 out=$(with_timeout 60 "$XRC" srnicd 0 refused 2>&1)
 rc=$?
 t_from_output xrc_share "$rc" "$(tagged "default mode" <<<"$out")"
