@@ -302,28 +302,37 @@ static inline int vt_qp_connect_pair(struct ibv_qp *a, struct ibv_qp *b,
 }
 
 /*
+ * Poll @cq for one completion into *@wc for up to @ms milliseconds: 1 if
+ * one came, 0 on timeout, ibv_poll_cq()'s negative error.
+ */
+static inline int vt_poll_one(struct ibv_cq *cq, struct ibv_wc *wc, long ms)
+{
+	long end = now_ms() + ms;
+	int n;
+
+	do {
+		n = ibv_poll_cq(cq, 1, wc);
+		if (n)
+			return n;
+		sleep_ms(1);
+	} while (now_ms() < end);
+	return 0;
+}
+
+/*
  * One completion of @cq within @ms milliseconds: its status, and its opcode
  * in *@op if @op is not NULL; -1 on timeout or a poll error.
  */
 static inline int vt_wait_wc(struct ibv_cq *cq, long ms,
 			     enum ibv_wc_opcode *op)
 {
-	long end = now_ms() + ms;
 	struct ibv_wc wc;
-	int n;
 
-	while (now_ms() < end) {
-		n = ibv_poll_cq(cq, 1, &wc);
-		if (n < 0)
-			return -1;
-		if (n) {
-			if (op)
-				*op = wc.opcode;
-			return wc.status;
-		}
-		sleep_ms(1);
-	}
-	return -1;
+	if (vt_poll_one(cq, &wc, ms) != 1)
+		return -1;
+	if (op)
+		*op = wc.opcode;
+	return wc.status;
 }
 
 /*

@@ -122,21 +122,6 @@ static int post_recvs(struct ibv_srq *srq, struct ibv_mr *mr, uint8_t *buf,
 	return 0;
 }
 
-/* Poll @cq for one completion within WAIT_MS; 1, 0 on timeout, <0 error. */
-static int poll_one(struct ibv_cq *cq, struct ibv_wc *wc, long ms)
-{
-	long end = now_ms() + ms;
-	int n;
-
-	do {
-		n = ibv_poll_cq(cq, 1, wc);
-		if (n)
-			return n;
-		sleep_ms(1);
-	} while (now_ms() < end);
-	return 0;
-}
-
 /* What a receiver tells the sender: its SRQ, and a buffer for RDMA. */
 struct peer {
 	uint32_t srqn;
@@ -218,7 +203,7 @@ static void rcv_check(struct rcv *v, int r, uint32_t tgt_qpn)
 		size_t off, len = msg_len(i);
 		const uint8_t *p;
 
-		if (poll_one(v->cq, &wc, WAIT_MS) != 1) {
+		if (vt_poll_one(v->cq, &wc, WAIT_MS) != 1) {
 			bad("receiver completions", "receiver %d: message %d never completed", r, i);
 			return;
 		}
@@ -244,7 +229,7 @@ static void rcv_check(struct rcv *v, int r, uint32_t tgt_qpn)
 	snprintf(name, sizeof(name), "receiver %d: every byte as sent", r);
 	check(name, !bad_bytes, "%d bytes differ", bad_bytes);
 	snprintf(name, sizeof(name), "receiver %d: nothing else on its CQ", r);
-	check(name, poll_one(v->cq, &wc, 200) == 0, "an extra completion");
+	check(name, vt_poll_one(v->cq, &wc, 200) == 0, "an extra completion");
 }
 
 /*
@@ -416,7 +401,7 @@ static void send_all(struct tgt *t, const uint32_t *srqn)
 	}
 	check("sender: XRC sends posted", !err, "%s", strerror(err));
 	for (n = 0; n < NMSG * NRECV; n++) {
-		if (poll_one(t->scq, &wc, WAIT_MS) != 1)
+		if (vt_poll_one(t->scq, &wc, WAIT_MS) != 1)
 			break;
 		bad_wc += wc.status != IBV_WC_SUCCESS;
 	}
@@ -432,7 +417,7 @@ static int post_wait(struct tgt *t, struct ibv_send_wr *wr, struct ibv_wc *wc)
 
 	if (ibv_post_send(t->ini, wr, &badwr))
 		return -1;
-	if (poll_one(t->scq, wc, WAIT_MS) != 1)
+	if (vt_poll_one(t->scq, wc, WAIT_MS) != 1)
 		return -1;
 	return wc->status;
 }
@@ -508,7 +493,7 @@ static void send_refused(struct tgt *t, uint32_t srqn, const char *name)
 		return;
 	}
 	err = send_to(t, srqn, 0, 64, 99);
-	if (!err && poll_one(t->scq, &wc, WAIT_MS) != 1)
+	if (!err && vt_poll_one(t->scq, &wc, WAIT_MS) != 1)
 		err = ETIMEDOUT;
 	check(name, !err && wc.status == IBV_WC_REM_INV_REQ_ERR,
 	      "post %s, completion status %s", strerror(err),
@@ -534,7 +519,7 @@ static void other_domain(struct tgt *t)
 	    !post_recvs(srq, t->mr, t->buf + 2 * SLOT, 1)) {
 		send_refused(t, srqn, "a send to an SRQ of another domain fails: remote invalid request");
 		check("the other domain's SRQ received nothing",
-		      poll_one(cq, &wc, 200) == 0, "a completion, status %d",
+		      vt_poll_one(cq, &wc, 200) == 0, "a completion, status %d",
 		      wc.status);
 	}
 	if (srq)
