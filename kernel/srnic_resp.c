@@ -865,13 +865,11 @@ static bool srnic_resp_ack_here(struct srnic_qp *qp)
  */
 static void srnic_resp_xrc(struct srnic_qp *qp, struct srnic_pkt *pkt)
 {
-	struct srnic_srq *srq;
-
 	lockdep_assert_held(&qp->resp_lock);
 	rcu_read_lock();
-	srq = srnic_srq_xrc_lookup(qp->sdev, srnic_xrceth_srqn(pkt->xrceth));
-	if (srq && srq->ibsrq.ext.xrc.xrcd == qp->xrcd)
-		qp->resp.xsrq = srq;
+	qp->resp.xsrq = srnic_srq_xrc_lookup(qp->sdev,
+					     srnic_xrceth_srqn(pkt->xrceth),
+					     qp->xrcd);
 	srnic_resp_rc(qp, pkt);
 	qp->resp.xsrq = NULL;
 	rcu_read_unlock();
@@ -1116,8 +1114,8 @@ static void srnic_resp_flush_wqe(struct srnic_qp *qp, struct ib_wc *wc)
 		return;
 	}
 	rcu_read_lock();
-	srq = srnic_srq_xrc_lookup(qp->sdev, qp->resp.xsrqn);
-	if (srq && srq->ibsrq.ext.xrc.xrcd == qp->xrcd)
+	srq = srnic_srq_xrc_lookup(qp->sdev, qp->resp.xsrqn, qp->xrcd);
+	if (srq)
 		srnic_cq_post(to_srnic_cq(srq->ibsrq.ext.cq), wc, false);
 	rcu_read_unlock();
 }

@@ -214,19 +214,24 @@ static int srnic_srq_publish(struct srnic_dev *sdev, struct srnic_srq *srq,
 }
 
 /**
- * srnic_srq_xrc_lookup() - the XRC SRQ an XRCETH names
+ * srnic_srq_xrc_lookup() - the XRC SRQ an XRCETH names, in a domain
  * @sdev: the device
  * @srq_num: the SRQ number
+ * @xrcd: the XRC domain it must be in (its target QP's)
  *
  * Context: rcu_read_lock() held; the SRQ stays valid until it is dropped
  *	(srnic_destroy_srq() waits for a grace period after unpublishing an
  *	XRC SRQ).
- * Return: the SRQ, or NULL if no XRC SRQ has that number.
+ * Return: the SRQ, or NULL if no XRC SRQ of @xrcd has that number.
  */
-struct srnic_srq *srnic_srq_xrc_lookup(struct srnic_dev *sdev, u32 srq_num)
+struct srnic_srq *srnic_srq_xrc_lookup(struct srnic_dev *sdev, u32 srq_num,
+				       const struct ib_xrcd *xrcd)
 {
+	struct srnic_srq *srq;
+
 	RCU_LOCKDEP_WARN(!rcu_read_lock_held(), "srnic_srq_xrc_lookup");
-	return xa_load(&sdev->xsrq_xa, srq_num);
+	srq = xa_load(&sdev->xsrq_xa, srq_num);
+	return srq && srq->ibsrq.ext.xrc.xrcd == xrcd ? srq : NULL;
 }
 
 static int srnic_create_srq(struct ib_srq *ibsrq,

@@ -74,7 +74,8 @@ void srnic_srq_dev_init(struct srnic_dev *sdev);
 void srnic_srq_dev_fini(struct srnic_dev *sdev);
 
 int srnic_srq_pop(struct srnic_srq *srq, struct srnic_recv_wqe_copy *out);
-struct srnic_srq *srnic_srq_xrc_lookup(struct srnic_dev *sdev, u32 srq_num);
+struct srnic_srq *srnic_srq_xrc_lookup(struct srnic_dev *sdev, u32 srq_num,
+				       const struct ib_xrcd *xrcd);
 
 u32 srnic_srq_wqe_size(u32 max_sge);
 int srnic_srq_wqe_copy(const struct rxe_recv_wqe *src_in_ring, u32 max_sge,
