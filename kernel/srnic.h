@@ -177,8 +177,10 @@ enum srnic_mode {
  * @counters: event counters (srnic_counters.h); atomic, no lock
  * @mr_keys: key index (key >> 8) -> struct srnic_mem of every MR and MW
  *	(srnic_mem.h), one space so a key names one object; an allocating
- *	xarray changed under its own lock (process context: creation and
- *	destruction), read under RCU by the data path
+ *	xarray changed under its own lock, always with softirqs off
+ *	(XA_FLAGS_LOCK_BH: ibv_rereg_mr replaces an entry under the MR's
+ *	lock, which a QP's requester takes under its req_lock to bind a
+ *	window), read under RCU by the data path
  * @mr_key_next: next key index to try (xa_alloc_cyclic()); under
  *	@mr_keys' lock
  * @mr_count: MRs of the device, at most SRNIC_MAX_MR; atomic

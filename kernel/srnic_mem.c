@@ -60,16 +60,16 @@ int srnic_mem_add(struct srnic_dev *sdev, struct srnic_mem *mem)
 	u32 index;
 	int err;
 
-	err = xa_alloc_cyclic(&sdev->mr_keys, &index, NULL,
-			      XA_LIMIT(1, SRNIC_KEY_INDEX_MAX),
-			      &sdev->mr_key_next, GFP_KERNEL);
+	err = xa_alloc_cyclic_bh(&sdev->mr_keys, &index, NULL,
+				 XA_LIMIT(1, SRNIC_KEY_INDEX_MAX),
+				 &sdev->mr_key_next, GFP_KERNEL);
 	if (err < 0)
 		return err == -EBUSY ? -ENOMEM : err;
 	mem->index = index;
 	mem->key = index << SRNIC_KEY_INDEX_SHIFT | get_random_u8();
-	old = xa_store(&sdev->mr_keys, index, mem, GFP_KERNEL);
+	old = xa_store_bh(&sdev->mr_keys, index, mem, GFP_KERNEL);
 	if (xa_is_err(old)) {
-		xa_erase(&sdev->mr_keys, index);
+		xa_erase_bh(&sdev->mr_keys, index);
 		return xa_err(old);
 	}
 	return 0;
@@ -88,7 +88,10 @@ int srnic_mem_replace(struct srnic_dev *sdev, struct srnic_mem *old,
 	/* unpublished: no reader yet, the store below publishes it */
 	mem->index = old->index;
 	mem->key = old->key;
-	/* the slot is taken: replacing its entry allocates nothing */
+	/*
+	 * the slot is taken: replacing its entry allocates nothing; softirqs
+	 * are off (the caller holds @old's lock), as @mr_keys' lock needs
+	 */
 	curr = xa_cmpxchg(&sdev->mr_keys, old->index, old, mem, GFP_ATOMIC);
 	if (WARN_ON_ONCE(curr != old))
 		return xa_is_err(curr) ? xa_err(curr) : -EINVAL;
@@ -105,10 +108,10 @@ int srnic_mem_replace(struct srnic_dev *sdev, struct srnic_mem *old,
  */
 void srnic_mem_del(struct srnic_dev *sdev, struct srnic_mem *mem)
 {
-	xa_lock(&sdev->mr_keys);
+	xa_lock_bh(&sdev->mr_keys);
 	if (xa_load(&sdev->mr_keys, mem->index) == mem)
 		__xa_erase(&sdev->mr_keys, mem->index);
-	xa_unlock(&sdev->mr_keys);
+	xa_unlock_bh(&sdev->mr_keys);
 	srnic_mem_put(mem);
 	if (wait_for_completion_timeout(&mem->released,
 					SRNIC_MEM_RELEASE_TIMEOUT))
@@ -366,7 +369,7 @@ void srnic_mem_dev_init(struct srnic_dev *sdev)
 {
 	/* the index must fit the 24 bits above the key byte */
 	BUILD_BUG_ON(SRNIC_KEY_INDEX_MAX >> (32 - SRNIC_KEY_INDEX_SHIFT));
-	xa_init_flags(&sdev->mr_keys, XA_FLAGS_ALLOC1);
+	xa_init_flags(&sdev->mr_keys, XA_FLAGS_ALLOC1 | XA_FLAGS_LOCK_BH);
 	sdev->mr_key_next = 1;
 	atomic_set(&sdev->mr_count, 0);
 	atomic_set(&sdev->mw_count, 0);

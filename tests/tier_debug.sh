@@ -37,12 +37,18 @@ ko() { echo "FAIL: $1"; fail=$((fail + 1)); }
 splat_re=$(bash -c '. tests/vm/lib.sh; printf %s "$T_SPLAT_RE"')
 
 read -ra tests <<<"${SRNIC_DEBUG_TESTS:-test_verbs test_cq test_mr test_order \
-test_loss test_ring_fuzz test_wire_fuzz test_revoke test_nvmeof test_lifecycle}"
+test_loss test_ring_fuzz test_wire_fuzz test_revoke test_nvmeof test_lifecycle \
+test_native test_xrc test_odp}"
 tmo=${SRNIC_DEBUG_TIMEOUT:-2400}
 t0=$SECONDS
 
+# test_native, test_xrc and test_odp need the userspace build (srnic's
+# provider, srnicctl) as the vm tier does
+if ! make -s userspace >"$logdir/build-userspace.log" 2>&1; then
+	tail -n 20 "$logdir/build-userspace.log"
+	ko "make userspace (see $logdir/build-userspace.log)"
+fi
 make -s module-clean >/dev/null 2>&1
-# (the listed tests need srnic.ko only, not the userspace build)
 if ! make -s module KDIR="$d/linux" >"$logdir/build.log" 2>&1; then
 	tail -n 20 "$logdir/build.log"
 	ko "make module KDIR=$d/linux (see $logdir/build.log)"

@@ -96,8 +96,16 @@ DMABUF=/tmp/dmabuf_mr
 t_check "build dmabuf_mr.c against libibverbs" \
 	cc -O2 -Wall -Werror -o "$DMABUF" tests/vm/dmabuf_mr.c -libverbs
 modprobe vgem 2>/dev/null
-t_check "vgem loaded (a dma-buf exporter)" test -e /sys/module/vgem
-srcs=(vgem)
+srcs=()
+# a kernel built without vgem (the debug kernel) says so; one that ships
+# the module must load it
+if [ -e /sys/module/vgem ] ||
+	[ -n "$(find "/lib/modules/$(uname -r)" -name 'vgem.ko*' -print -quit 2>/dev/null)" ]; then
+	t_check "vgem loaded (a dma-buf exporter)" test -e /sys/module/vgem
+	srcs=(vgem)
+else
+	t_skip "dma-buf MRs on vgem" "kernel $(uname -r) has no vgem module"
+fi
 [ -e /dev/dma_heap/system ] && srcs+=(heap)
 [ -e /dev/udmabuf ] && srcs+=(udmabuf)
 # dmabuf_mr's lines, each name prefixed with [TAG]
@@ -106,9 +114,11 @@ for s in "${srcs[@]}"; do
 	rc=$?
 	t_from_output dmabuf_mr "$rc" "$(tagged "$s" <<<"$out")"
 done
-out=$(with_timeout 60 "$DMABUF" srnicd 0 unsupported 2>&1)
-rc=$?
-t_from_output dmabuf_mr "$rc" "$(tagged "default mode, stock rxe provider" <<<"$out")"
+if [ -e /sys/module/vgem ]; then
+	out=$(with_timeout 60 "$DMABUF" srnicd 0 unsupported 2>&1)
+	rc=$?
+	t_from_output dmabuf_mr "$rc" "$(tagged "default mode, stock rxe provider" <<<"$out")"
+fi
 
 # native_prog PROG: tests/vm/PROG.c built in the guest, run on srnic0
 # (native mode) and on srnicd with "unsupported" (the stock rxe provider)
