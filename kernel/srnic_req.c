@@ -31,11 +31,12 @@
 
 static bool srnic_wr_allowed(enum ib_qp_type type, u32 opcode, bool user)
 {
-	/* XRC: no READ (srnic's XRC target answers none), no local ops */
+	/* XRC: RC's remote operations, no invalidation, no local ops */
 	if (type == IB_QPT_XRC_INI)
 		return opcode == IB_WR_SEND || opcode == IB_WR_SEND_WITH_IMM ||
 		       opcode == IB_WR_RDMA_WRITE ||
 		       opcode == IB_WR_RDMA_WRITE_WITH_IMM ||
+		       opcode == IB_WR_RDMA_READ ||
 		       srnic_wr_is_atomic(opcode);
 	switch (opcode) {
 	case IB_WR_SEND:
