@@ -386,9 +386,9 @@ static int srnic_wqe_add_frags(struct srnic_qp *qp, struct srnic_send_wqe *wqe,
 }
 
 /*
- * A READ's local buffers in ODP MRs are faulted in before the request goes
- * (the completer places the responses in softirq, where it cannot fault):
- * 0, or -EAGAIN (@out says what to fault in).
+ * A READ's or an atomic's local buffers in ODP MRs are faulted in before
+ * the request goes (the completer places the responses in softirq, where
+ * it cannot fault): 0, or -EAGAIN (@out says what to fault in).
  */
 static int srnic_req_read_ready(struct srnic_qp *qp, struct srnic_send_wqe *wqe,
 				struct srnic_req_pkt *out)
@@ -426,7 +426,8 @@ static struct sk_buff *srnic_req_payload(struct srnic_qp *qp,
 
 	*err = 0;
 	out->odp_access = 0;
-	if (wqe->opcode == IB_WR_RDMA_READ && !wqe->sent &&
+	if ((wqe->opcode == IB_WR_RDMA_READ ||
+	     srnic_wr_is_atomic(wqe->opcode)) && !wqe->sent &&
 	    srnic_req_read_ready(qp, wqe, out)) {
 		*err = -EAGAIN;
 		return NULL;

@@ -430,14 +430,19 @@ static int srnic_resp_write(struct srnic_qp *qp, struct srnic_pkt *pkt)
 	return 0;
 }
 
+/* Is there a replay entry for one more READ or atomic? */
+static bool srnic_resp_rd_free(struct srnic_qp *qp)
+{
+	/* Never overwrite an entry whose responses are still queued. */
+	return qp->resp.rd_count &&
+	       !(qp->resp.tx_busy && qp->resp.rd_next == qp->resp.tx_head);
+}
+
 static struct srnic_rd_atomic *srnic_resp_rd_alloc(struct srnic_qp *qp)
 {
 	struct srnic_rd_atomic *rd;
 
-	if (!qp->resp.rd_count)
-		return NULL;
-	/* Never overwrite an entry whose responses are still queued. */
-	if (qp->resp.tx_busy && qp->resp.rd_next == qp->resp.tx_head)
+	if (!srnic_resp_rd_free(qp))
 		return NULL;
 	rd = &qp->resp.rd[qp->resp.rd_next];
 	qp->resp.rd_next = (qp->resp.rd_next + 1) % qp->resp.rd_count;
@@ -496,50 +501,70 @@ static int srnic_resp_read(struct srnic_qp *qp, struct srnic_pkt *pkt)
 	return 0;
 }
 
+/* An atomic request's operation, run by srnic_mr_atomic() on its u64. */
+struct srnic_resp_atomic_op {
+	const struct srnic_atmeth	*a;
+	bool				cmp_swap;
+	u64				orig;
+};
+
+static void srnic_resp_atomic_op(u64 *p, void *ctx)
+{
+	struct srnic_resp_atomic_op *op = ctx;
+
+	spin_lock(&srnic_atomic_lock);
+	op->orig = *p;
+	if (op->cmp_swap) {
+		if (op->orig == srnic_atmeth_cmp(op->a))
+			*p = srnic_atmeth_swap_add(op->a);
+	} else {
+		*p = op->orig + srnic_atmeth_swap_add(op->a);
+	}
+	spin_unlock(&srnic_atomic_lock);
+}
+
+/*
+ * -EAGAIN: the u64 is on a page of an ODP MR that is being faulted in;
+ * nothing was done (RNR NAK, the requester asks again).
+ */
 static int srnic_resp_atomic(struct srnic_qp *qp, struct srnic_pkt *pkt)
 {
-	const struct srnic_atmeth *a = pkt->atmeth;
+	struct srnic_resp_atomic_op op = {
+		.a = pkt->atmeth,
+		/* the operation, whatever the transport (RC or XRC) */
+		.cmp_swap = (pkt->opcode & ~SRNIC_OPCODE_XRC) ==
+			    IB_OPCODE_COMPARE_SWAP,
+	};
 	struct srnic_rd_atomic *rd;
 	struct srnic_mr *mr;
-	u64 *p, orig;
+	int err;
 
 	if (!(qp->attr.qp_access_flags & IB_ACCESS_REMOTE_ATOMIC))
 		return -EACCES;
-	if (srnic_atmeth_va(a) & 7)
+	if (srnic_atmeth_va(op.a) & 7)
+		return -EINVAL;
+	/* its replay entry must be there before the operation is done */
+	if (!srnic_resp_rd_free(qp))
 		return -EINVAL;
 	mr = srnic_mr_get_rkey(qp->sdev, srnic_resp_pd(qp), srnic_qpn(qp),
-			       srnic_atmeth_rkey(a), srnic_atmeth_va(a),
+			       srnic_atmeth_rkey(op.a), srnic_atmeth_va(op.a),
 			       sizeof(u64), IB_ACCESS_REMOTE_ATOMIC);
 	if (IS_ERR(mr))
 		return -EACCES;
-	rd = srnic_resp_rd_alloc(qp);
-	if (!rd) {
-		srnic_mr_put(mr);
-		return -EINVAL;
-	}
-	p = srnic_mr_atomic_map(mr, srnic_atmeth_va(a));
-	if (!p) {
-		srnic_mr_put(mr);
-		return -EINVAL;
-	}
-	spin_lock(&srnic_atomic_lock);
-	orig = *p;
-	/* the operation, whatever the transport (RC or XRC) */
-	if ((pkt->opcode & ~SRNIC_OPCODE_XRC) == IB_OPCODE_COMPARE_SWAP) {
-		if (orig == srnic_atmeth_cmp(a))
-			*p = srnic_atmeth_swap_add(a);
-	} else {
-		*p = orig + srnic_atmeth_swap_add(a);
-	}
-	spin_unlock(&srnic_atomic_lock);
-	srnic_mr_atomic_unmap(p);
+	err = srnic_mr_atomic(mr, srnic_atmeth_va(op.a), srnic_resp_atomic_op,
+			      &op);
 	srnic_mr_put(mr);
+	if (err == -EFAULT)
+		return -EACCES;	/* an ODP page that failed to fault */
+	if (err)
+		return err;	/* -EAGAIN, or misaligned memory: -EINVAL */
 
+	rd = srnic_resp_rd_alloc(qp);
 	rd->valid = true;
 	rd->is_atomic = true;
 	rd->psn = pkt->psn;
 	rd->last_psn = pkt->psn;
-	rd->atomic_orig = orig;
+	rd->atomic_orig = op.orig;
 	srnic_resp_queue_tx(qp, rd);
 	return 0;
 }
