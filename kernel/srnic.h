@@ -254,9 +254,22 @@ struct srnic_ucontext {
 int srnic_ucontext_add_mm(struct srnic_ucontext *uc, struct mm_struct *mm);
 void srnic_ucontext_zap(struct srnic_ucontext *uc);
 
+/**
+ * struct srnic_pd - a protection domain
+ * @ibpd: ib_core's part
+ * @serial: unique for the module's lifetime (never reused, unlike the
+ *	memory of a PD): what a READ response entry keeps to tell its PD
+ *	from a later one at the same address (srnic_resp.c); immutable
+ */
 struct srnic_pd {
 	struct ib_pd		ibpd;
+	u64			serial;
 };
+
+static inline u64 srnic_pd_serial(const struct ib_pd *ibpd)
+{
+	return container_of(ibpd, struct srnic_pd, ibpd)->serial;
+}
 
 /* An XRC domain: ib_core's, nothing of srnic's own (srnic_xrcd.c). */
 struct srnic_xrcd {

@@ -473,6 +473,7 @@ static bool srnic_comp_atomic_ack(struct srnic_qp *qp, struct srnic_pkt *pkt,
 {
 	struct srnic_send_wqe *wqe = srnic_comp_find(qp, pkt->psn);
 	struct srnic_mr *mr;
+	int err;
 
 	if (!wqe || !srnic_wr_is_atomic(wqe->opcode))
 		return false;
@@ -494,9 +495,17 @@ static bool srnic_comp_atomic_ack(struct srnic_qp *qp, struct srnic_pkt *pkt,
 		wqe->state = SRNIC_WQE_DONE;
 		return true;
 	}
-	if (srnic_mr_copy_to(mr, wqe->sge[0].addr, &orig, sizeof(orig)))
-		wqe->status = IB_WC_LOC_PROT_ERR;	/* an ODP MR's fault */
+	err = srnic_mr_copy_to(mr, wqe->sge[0].addr, &orig, sizeof(orig));
 	srnic_mr_put(mr);
+	/*
+	 * An ODP page invalidated since the request went (srnic_req.c
+	 * faulted it in): its fault is queued; the ACK is dropped, and the
+	 * retry is answered from the responder's replay entry.
+	 */
+	if (err == -EAGAIN)
+		return false;
+	if (err)
+		wqe->status = IB_WC_LOC_PROT_ERR;	/* an ODP MR's fault */
 	wqe->state = SRNIC_WQE_DONE;
 	qp->req.rd_outstanding--;
 	srnic_comp_ack_psn(qp, pkt->psn);

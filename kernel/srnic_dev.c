@@ -55,14 +55,15 @@ static int srnic_query_device(struct ib_device *ibdev,
 		a->device_cap_flags |= IB_DEVICE_XRC;
 	a->kernel_cap_flags = IBK_ALLOW_USER_UNREG | IBK_ON_DEMAND_PAGING;
 	/*
-	 * Explicit ODP MRs (srnic_odp.h): RC sends, receives, WRITEs and
-	 * READs, UD sends. Not atomics, not implicit ODP.
+	 * Explicit ODP MRs (srnic_odp.h): RC sends, receives, WRITEs, READs
+	 * and atomics, UD sends. Not implicit ODP.
 	 */
 	a->odp_caps.general_caps = IB_ODP_SUPPORT;
 	a->odp_caps.per_transport_caps.rc_odp_caps = IB_ODP_SUPPORT_SEND |
 						      IB_ODP_SUPPORT_RECV |
 						      IB_ODP_SUPPORT_WRITE |
-						      IB_ODP_SUPPORT_READ;
+						      IB_ODP_SUPPORT_READ |
+						      IB_ODP_SUPPORT_ATOMIC;
 	a->odp_caps.per_transport_caps.ud_odp_caps = IB_ODP_SUPPORT_SEND;
 	a->max_send_sge = SRNIC_MAX_SGE;
 	a->max_recv_sge = SRNIC_MAX_SGE;

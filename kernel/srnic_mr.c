@@ -763,6 +763,8 @@ err_cancel:
 
 /* reg_user_mr: srnic_compat_ops */
 const struct ib_device_ops srnic_mr_ops = {
+	/* the same prototype from 6.1 to 7.3 */
+	.advise_mr = srnic_odp_advise_mr,
 	.alloc_mr = srnic_alloc_mr,
 	.dereg_mr = srnic_dereg_mr,
 	.fill_res_mr_entry = srnic_fill_res_mr_entry,

@@ -234,7 +234,7 @@ u64 *srnic_mr_atomic_map(struct srnic_mr *mr, u64 iova)
 	unsigned int poff;
 	struct page *page;
 
-	/* ODP MRs do not advertise atomics: no mapping outlives its lock. */
+	/* An ODP MR's page may go at any time: srnic_mr_atomic() maps it. */
 	if (!IS_ALIGNED(iova, sizeof(u64)) || mr->type == SRNIC_MR_ODP)
 		return NULL;
 	page = srnic_mtt_page(mr, iova, &poff);
@@ -247,4 +247,42 @@ u64 *srnic_mr_atomic_map(struct srnic_mr *mr, u64 iova)
 void srnic_mr_atomic_unmap(u64 *p)
 {
 	kunmap_local(p);
+}
+
+int srnic_mr_atomic(struct srnic_mr *mr, u64 iova,
+		    void (*op)(u64 *p, void *ctx), void *ctx)
+{
+	unsigned long flags;
+	unsigned int poff;
+	struct page *page;
+	u64 *p;
+	int err;
+
+	if (mr->type != SRNIC_MR_ODP) {
+		p = srnic_mr_atomic_map(mr, iova);
+		if (!p)
+			return -EINVAL;
+		op(p, ctx);
+		srnic_mr_atomic_unmap(p);
+		return 0;
+	}
+	if (!IS_ALIGNED(iova, sizeof(u64)))
+		return -EINVAL;
+	/* an ODP page stays while its lock is held: map and use it there */
+	spin_lock_irqsave(&mr->odp->lock, flags);
+	err = srnic_odp_check(mr, iova, sizeof(u64));
+	if (!err) {
+		page = srnic_mtt_page(mr, iova, &poff);
+		if (page && IS_ALIGNED(poff, sizeof(u64))) {
+			p = kmap_local_page(page) + poff;
+			op(p, ctx);
+			kunmap_local(p);
+		} else {
+			err = -EINVAL;
+		}
+	}
+	spin_unlock_irqrestore(&mr->odp->lock, flags);
+	if (err == -EAGAIN)
+		srnic_odp_request(mr, iova, sizeof(u64));
+	return err;
 }

@@ -84,10 +84,26 @@ int srnic_mr_add_frags(struct srnic_mr *mr, u64 iova, u32 len,
  * Return: a kmap_local pointer (release with srnic_mr_atomic_unmap(), in
  * LIFO order with other kmap_local mappings), or NULL if @iova or the
  * memory behind it is not 8-byte aligned (IBA: misaligned atomic) or the
- * MR is an ODP MR (no atomics on ODP MRs). An
+ * MR is an ODP MR (whose page may go once mapped: srnic_mr_atomic()). An
  * aligned u64 never crosses a page, let alone a block.
  */
 u64 *srnic_mr_atomic_map(struct srnic_mr *mr, u64 iova);
 void srnic_mr_atomic_unmap(u64 *p);
+
+/**
+ * srnic_mr_atomic() - run an atomic operation on the u64 at @iova of @mr
+ * @mr: the MR (the 8 bytes were range- and access-checked at lookup)
+ * @iova: address of the u64
+ * @op: the operation, called with the u64 mapped; for an ODP MR under the
+ *	MR's ODP lock, so it may take no lock but an innermost one
+ * @ctx: @op's argument
+ *
+ * Any MR, ODP ones included (their page must be there: srnic_odp.h).
+ * Return: 0 (@op ran); -EINVAL if @iova or the memory behind it is not
+ * 8-byte aligned; for an ODP MR -EAGAIN (the page is not faulted in; a
+ * fault is queued) or -EFAULT (its fault failed). @op ran only on 0.
+ */
+int srnic_mr_atomic(struct srnic_mr *mr, u64 iova,
+		    void (*op)(u64 *p, void *ctx), void *ctx);
 
 #endif /* SRNIC_MTT_H */

@@ -53,15 +53,22 @@ static const struct mmu_interval_notifier_ops srnic_odp_mn_ops = {
 	.invalidate = srnic_odp_invalidate,
 };
 
-/* Install @n faulted pages from MTT index @first; @lock held. */
+/*
+ * Install the pages of @n entries of hmm_range_fault() from MTT index
+ * @first: every one when they were faulted; else those present that will
+ * do (writable, when the MR's faults ask for that). @lock held.
+ */
 static void srnic_odp_install(struct srnic_odp *odp, u32 first, u32 n,
-			      const unsigned long *pfns)
+			      const unsigned long *pfns, bool faulted)
 {
+	unsigned long need = HMM_PFN_VALID | (odp->write ? HMM_PFN_WRITE : 0);
 	struct page **blocks = odp->mr->blocks;
 	u32 i;
 
 	lockdep_assert_held(&odp->lock);
 	for (i = 0; i < n; i++) {
+		if (!faulted && (pfns[i] & need) != need)
+			continue;
 		if (!blocks[first + i] || blocks[first + i] == SRNIC_ODP_FAILED)
 			odp->mapped++;
 		blocks[first + i] = hmm_pfn_to_page(pfns[i]);
@@ -70,10 +77,11 @@ static void srnic_odp_install(struct srnic_odp *odp, u32 first, u32 n,
 
 /*
  * Fault @n <= SRNIC_ODP_CHUNK pages from MTT index @first in and install
- * them, unless an invalidation overtook the fault (then again).
+ * them, unless an invalidation overtook the fault (then again). Without
+ * @fault, only the pages the process has are taken (none is faulted in).
  */
 static int srnic_odp_fault_chunk(struct srnic_odp *odp, struct mm_struct *mm,
-				 u32 first, u32 n)
+				 u32 first, u32 n, bool fault)
 {
 	unsigned long timeout = jiffies +
 				msecs_to_jiffies(HMM_RANGE_DEFAULT_TIMEOUT);
@@ -81,7 +89,7 @@ static int srnic_odp_fault_chunk(struct srnic_odp *odp, struct mm_struct *mm,
 		.notifier = &odp->notifier,
 		.start = odp->va + ((unsigned long)first << PAGE_SHIFT),
 		.end = odp->va + ((unsigned long)(first + n) << PAGE_SHIFT),
-		.default_flags = HMM_PFN_REQ_FAULT |
+		.default_flags = !fault ? 0 : HMM_PFN_REQ_FAULT |
 				 (odp->write ? HMM_PFN_REQ_WRITE : 0),
 	};
 	unsigned long flags;
@@ -103,7 +111,8 @@ static int srnic_odp_fault_chunk(struct srnic_odp *odp, struct mm_struct *mm,
 		spin_lock_irqsave(&odp->lock, flags);
 		if (!mmu_interval_read_retry(&odp->notifier,
 					     range.notifier_seq)) {
-			srnic_odp_install(odp, first, n, range.hmm_pfns);
+			srnic_odp_install(odp, first, n, range.hmm_pfns,
+					  fault);
 			spin_unlock_irqrestore(&odp->lock, flags);
 			break;
 		}
@@ -145,13 +154,13 @@ static int srnic_odp_fault_range(struct srnic_odp *odp, u32 first, u32 need,
 	}
 	for (i = first; i <= last; i += n) {
 		n = min(last - i + 1, SRNIC_ODP_CHUNK);
-		err = srnic_odp_fault_chunk(odp, mm, i, n);
+		err = srnic_odp_fault_chunk(odp, mm, i, n, true);
 		if (err)
 			break;
 		cond_resched();
 	}
 	for (; err && i <= last; i++) {
-		ret = srnic_odp_fault_chunk(odp, mm, i, 1);
+		ret = srnic_odp_fault_chunk(odp, mm, i, 1, true);
 		if (!ret)
 			continue;
 		if (i > need)
@@ -173,6 +182,85 @@ int srnic_odp_fault(struct srnic_mr *mr, u64 iova, u64 len)
 	first = srnic_odp_index(mr, iova);
 	last = srnic_odp_index(mr, iova + len - 1);
 	return srnic_odp_fault_range(mr->odp, first, last, last);
+}
+
+/* Take the pages of [@iova, @iova + @len) the process has; fault none. */
+static int srnic_odp_take_present(struct srnic_mr *mr, u64 iova, u64 len)
+{
+	struct srnic_odp *odp = mr->odp;
+	struct mm_struct *mm = odp->notifier.mm;
+	u32 i, n, last;
+	int err = 0;
+
+	if (!len || !mmget_not_zero(mm))
+		return 0;	/* nothing, or an exiting process: none there */
+	last = srnic_odp_index(mr, iova + len - 1);
+	for (i = srnic_odp_index(mr, iova); !err && i <= last; i += n) {
+		n = min(last - i + 1, SRNIC_ODP_CHUNK);
+		err = srnic_odp_fault_chunk(odp, mm, i, n, false);
+		cond_resched();
+	}
+	mmput(mm);
+	return err;
+}
+
+/* One range of ibv_advise_mr() in ODP MR @mr. */
+static int srnic_odp_prefetch(struct srnic_mr *mr,
+			      enum ib_uverbs_advise_mr_advice advice,
+			      const struct ib_sge *sge)
+{
+	int err;
+
+	if (advice == IB_UVERBS_ADVISE_MR_ADVICE_PREFETCH_NO_FAULT)
+		return srnic_odp_take_present(mr, sge->addr, sge->length);
+	err = srnic_odp_fault(mr, sge->addr, sge->length);
+	/* a page the process has not mapped (so) is the caller's fault */
+	return err && err != -ENOMEM ? -EFAULT : err;
+}
+
+/*
+ * ib_device_ops.advise_mr (ibv_advise_mr): PREFETCH and PREFETCH_WRITE
+ * fault the ranges of ODP MRs in, PREFETCH_NO_FAULT takes the pages the
+ * process has. Every range is checked first (its lkey in @pd, in the MR's
+ * bounds, writable for PREFETCH_WRITE), else -EFAULT and nothing is done,
+ * as ibv_advise_mr(3) says. The work is done before returning, with or
+ * without IB_UVERBS_ADVISE_MR_FLAG_FLUSH (the flag asks no more than
+ * that). Ranges of other MRs need nothing: their pages are pinned.
+ */
+int srnic_odp_advise_mr(struct ib_pd *pd,
+			enum ib_uverbs_advise_mr_advice advice, u32 flags,
+			struct ib_sge *sg_list, u32 num_sge,
+			struct uverbs_attr_bundle *attrs)
+{
+	struct srnic_dev *sdev = to_srnic_dev(pd->device);
+	int access = 0, err = 0;
+	struct srnic_mr *mr;
+	u32 i;
+
+	if (advice == IB_UVERBS_ADVISE_MR_ADVICE_PREFETCH_WRITE)
+		access = IB_ACCESS_LOCAL_WRITE;
+	else if (advice != IB_UVERBS_ADVISE_MR_ADVICE_PREFETCH &&
+		 advice != IB_UVERBS_ADVISE_MR_ADVICE_PREFETCH_NO_FAULT)
+		return -EOPNOTSUPP;
+	for (i = 0; i < num_sge; i++) {
+		mr = srnic_mr_get_lkey(sdev, pd, sg_list[i].lkey,
+				       sg_list[i].addr, sg_list[i].length,
+				       access);
+		if (IS_ERR(mr))
+			return -EFAULT;
+		srnic_mr_put(mr);
+	}
+	for (i = 0; i < num_sge && !err; i++) {
+		mr = srnic_mr_get_lkey(sdev, pd, sg_list[i].lkey,
+				       sg_list[i].addr, sg_list[i].length,
+				       access);
+		if (IS_ERR(mr))
+			return -EFAULT;	/* deregistered meanwhile */
+		if (mr && mr->type == SRNIC_MR_ODP)
+			err = srnic_odp_prefetch(mr, advice, &sg_list[i]);
+		srnic_mr_put(mr);
+	}
+	return err;
 }
 
 /* The data path's faults, with read-ahead. */

@@ -19,13 +19,15 @@
  *   from process context; a page whose fault failed (the range is no longer
  *   mapped, or not writable) gives -EFAULT, an access error.
  *
- * Lock order: a QP's resp_lock or req_lock, then an ODP MR's @lock.
- * Nothing is taken under @lock.
+ * Lock order: a QP's resp_lock or req_lock, then an ODP MR's @lock, then
+ * the responder's atomic lock (an atomic on an ODP page runs under @lock:
+ * srnic_mr_atomic()). Nothing else is taken under @lock.
  */
 #ifndef SRNIC_ODP_H
 #define SRNIC_ODP_H
 
 #include <linux/mmu_notifier.h>
+#include <rdma/ib_verbs.h>
 #include <linux/spinlock.h>
 #include <linux/types.h>
 #include <linux/workqueue.h>
@@ -97,6 +99,12 @@ int srnic_odp_ready(struct srnic_mr *mr, u64 iova, u64 len);
  * (the pages that failed are marked SRNIC_ODP_FAILED).
  */
 int srnic_odp_fault(struct srnic_mr *mr, u64 iova, u64 len);
+
+/* ib_device_ops.advise_mr (ibv_advise_mr), process context */
+int srnic_odp_advise_mr(struct ib_pd *pd,
+			enum ib_uverbs_advise_mr_advice advice, u32 flags,
+			struct ib_sge *sg_list, u32 num_sge,
+			struct uverbs_attr_bundle *attrs);
 
 /* Entries that hold a page (rdma resource show mr -dd). */
 u32 srnic_odp_mapped(struct srnic_mr *mr);

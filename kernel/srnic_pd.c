@@ -6,12 +6,19 @@
  */
 #include "srnic.h"
 
+/* The last PD serial given out (struct srnic_pd); 64 bits never wrap. */
+static atomic64_t srnic_pd_serial_last = ATOMIC64_INIT(0);
+
 int srnic_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 {
 	struct srnic_dev *sdev = to_srnic_dev(ibpd->device);
 
 	/* No more than the device reports (max_pd). */
-	return atomic_add_unless(&sdev->pd_count, 1, SRNIC_MAX_PD) ? 0 : -ENOMEM;
+	if (!atomic_add_unless(&sdev->pd_count, 1, SRNIC_MAX_PD))
+		return -ENOMEM;
+	container_of(ibpd, struct srnic_pd, ibpd)->serial =
+		atomic64_inc_return(&srnic_pd_serial_last);
+	return 0;
 }
 
 int srnic_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)

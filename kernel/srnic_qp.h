@@ -120,7 +120,15 @@ struct srnic_send_wqe {
 	};
 };
 
-/* One entry of the responder's RDMA READ / ATOMIC replay table. */
+/*
+ * One entry of the responder's RDMA READ / ATOMIC replay table. A READ's
+ * responses are built (and replayed) after the request, its R_Key checked
+ * again each time in @pd: the QP's, or an XRC target's the PD of the XRC
+ * SRQ the request named, which may be destroyed meanwhile, and its PD
+ * with it. @pd is only compared, never dereferenced: an MR that matches
+ * it holds that PD, whose serial then tells whether it is @pd_serial's or
+ * a later PD at the same address (srnic_resp_build()).
+ */
 struct srnic_rd_atomic {
 	bool			valid;
 	bool			is_atomic;
@@ -129,6 +137,8 @@ struct srnic_rd_atomic {
 	u64			va;
 	u32			rkey;
 	u32			length;
+	struct ib_pd		*pd;		/* READ: where @rkey is */
+	u64			pd_serial;	/* srnic_pd_serial() of @pd */
 	u64			atomic_orig;	/* value returned by the atomic */
 	u8			atomic_status;	/* AETH syndrome of the atomic */
 };

@@ -31,11 +31,12 @@
 
 static bool srnic_wr_allowed(enum ib_qp_type type, u32 opcode, bool user)
 {
-	/* XRC: no READ (srnic's XRC target answers none), no local ops */
+	/* XRC: RC's remote operations, no invalidation, no local ops */
 	if (type == IB_QPT_XRC_INI)
 		return opcode == IB_WR_SEND || opcode == IB_WR_SEND_WITH_IMM ||
 		       opcode == IB_WR_RDMA_WRITE ||
 		       opcode == IB_WR_RDMA_WRITE_WITH_IMM ||
+		       opcode == IB_WR_RDMA_READ ||
 		       srnic_wr_is_atomic(opcode);
 	switch (opcode) {
 	case IB_WR_SEND:
@@ -385,9 +386,9 @@ static int srnic_wqe_add_frags(struct srnic_qp *qp, struct srnic_send_wqe *wqe,
 }
 
 /*
- * A READ's local buffers in ODP MRs are faulted in before the request goes
- * (the completer places the responses in softirq, where it cannot fault):
- * 0, or -EAGAIN (@out says what to fault in).
+ * A READ's or an atomic's local buffers in ODP MRs are faulted in before
+ * the request goes (the completer places the responses in softirq, where
+ * it cannot fault): 0, or -EAGAIN (@out says what to fault in).
  */
 static int srnic_req_read_ready(struct srnic_qp *qp, struct srnic_send_wqe *wqe,
 				struct srnic_req_pkt *out)
@@ -425,7 +426,8 @@ static struct sk_buff *srnic_req_payload(struct srnic_qp *qp,
 
 	*err = 0;
 	out->odp_access = 0;
-	if (wqe->opcode == IB_WR_RDMA_READ && !wqe->sent &&
+	if ((wqe->opcode == IB_WR_RDMA_READ ||
+	     srnic_wr_is_atomic(wqe->opcode)) && !wqe->sent &&
 	    srnic_req_read_ready(qp, wqe, out)) {
 		*err = -EAGAIN;
 		return NULL;

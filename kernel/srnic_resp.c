@@ -32,11 +32,16 @@ static DEFINE_SPINLOCK(srnic_atomic_lock);
  * @opcode is RC's; an XRC target answers with the XRC transport's (IBA
  * A14: the same operations and headers under transport 0x5).
  */
+static u8 srnic_resp_transport(const struct srnic_qp *qp)
+{
+	return qp->ibqp.qp_type == IB_QPT_XRC_TGT ? SRNIC_OPCODE_XRC : 0;
+}
+
 static void srnic_resp_xmit_ack(struct srnic_qp *qp, u8 opcode, u8 syn,
 				u32 psn, u32 msn, const u64 *orig)
 {
 	unsigned int hdr_len = srnic_opcode_hdr_len(opcode);
-	u8 tr = qp->ibqp.qp_type == IB_QPT_XRC_TGT ? SRNIC_OPCODE_XRC : 0;
+	u8 tr = srnic_resp_transport(qp);
 	struct srnic_bth *bth;
 	struct sk_buff *skb;
 
@@ -425,14 +430,19 @@ static int srnic_resp_write(struct srnic_qp *qp, struct srnic_pkt *pkt)
 	return 0;
 }
 
+/* Is there a replay entry for one more READ or atomic? */
+static bool srnic_resp_rd_free(struct srnic_qp *qp)
+{
+	/* Never overwrite an entry whose responses are still queued. */
+	return qp->resp.rd_count &&
+	       !(qp->resp.tx_busy && qp->resp.rd_next == qp->resp.tx_head);
+}
+
 static struct srnic_rd_atomic *srnic_resp_rd_alloc(struct srnic_qp *qp)
 {
 	struct srnic_rd_atomic *rd;
 
-	if (!qp->resp.rd_count)
-		return NULL;
-	/* Never overwrite an entry whose responses are still queued. */
-	if (qp->resp.tx_busy && qp->resp.rd_next == qp->resp.tx_head)
+	if (!srnic_resp_rd_free(qp))
 		return NULL;
 	rd = &qp->resp.rd[qp->resp.rd_next];
 	qp->resp.rd_next = (qp->resp.rd_next + 1) % qp->resp.rd_count;
@@ -454,6 +464,7 @@ static int srnic_resp_read(struct srnic_qp *qp, struct srnic_pkt *pkt)
 {
 	u32 pmtu = ib_mtu_enum_to_int(qp->attr.path_mtu);
 	u32 len = srnic_reth_len(pkt->reth);
+	struct ib_pd *pd = srnic_resp_pd(qp);
 	struct srnic_rd_atomic *rd;
 	struct srnic_mr *mr;
 	int err;
@@ -461,7 +472,7 @@ static int srnic_resp_read(struct srnic_qp *qp, struct srnic_pkt *pkt)
 	if (!(qp->attr.qp_access_flags & IB_ACCESS_REMOTE_READ))
 		return -EACCES;
 	if (len) {
-		mr = srnic_mr_get_rkey(qp->sdev, qp->ibqp.pd, srnic_qpn(qp),
+		mr = srnic_mr_get_rkey(qp->sdev, pd, srnic_qpn(qp),
 				       srnic_reth_rkey(pkt->reth),
 				       srnic_reth_va(pkt->reth), len,
 				       IB_ACCESS_REMOTE_READ);
@@ -484,54 +495,76 @@ static int srnic_resp_read(struct srnic_qp *qp, struct srnic_pkt *pkt)
 	rd->va = srnic_reth_va(pkt->reth);
 	rd->rkey = srnic_reth_rkey(pkt->reth);
 	rd->length = len;
+	rd->pd = pd;
+	rd->pd_serial = srnic_pd_serial(pd);
 	srnic_resp_queue_tx(qp, rd);
 	return 0;
 }
 
+/* An atomic request's operation, run by srnic_mr_atomic() on its u64. */
+struct srnic_resp_atomic_op {
+	const struct srnic_atmeth	*a;
+	bool				cmp_swap;
+	u64				orig;
+};
+
+static void srnic_resp_atomic_op(u64 *p, void *ctx)
+{
+	struct srnic_resp_atomic_op *op = ctx;
+
+	spin_lock(&srnic_atomic_lock);
+	op->orig = *p;
+	if (op->cmp_swap) {
+		if (op->orig == srnic_atmeth_cmp(op->a))
+			*p = srnic_atmeth_swap_add(op->a);
+	} else {
+		*p = op->orig + srnic_atmeth_swap_add(op->a);
+	}
+	spin_unlock(&srnic_atomic_lock);
+}
+
+/*
+ * -EAGAIN: the u64 is on a page of an ODP MR that is being faulted in;
+ * nothing was done (RNR NAK, the requester asks again).
+ */
 static int srnic_resp_atomic(struct srnic_qp *qp, struct srnic_pkt *pkt)
 {
-	const struct srnic_atmeth *a = pkt->atmeth;
+	struct srnic_resp_atomic_op op = {
+		.a = pkt->atmeth,
+		/* the operation, whatever the transport (RC or XRC) */
+		.cmp_swap = (pkt->opcode & ~SRNIC_OPCODE_XRC) ==
+			    IB_OPCODE_COMPARE_SWAP,
+	};
 	struct srnic_rd_atomic *rd;
 	struct srnic_mr *mr;
-	u64 *p, orig;
+	int err;
 
 	if (!(qp->attr.qp_access_flags & IB_ACCESS_REMOTE_ATOMIC))
 		return -EACCES;
-	if (srnic_atmeth_va(a) & 7)
+	if (srnic_atmeth_va(op.a) & 7)
+		return -EINVAL;
+	/* its replay entry must be there before the operation is done */
+	if (!srnic_resp_rd_free(qp))
 		return -EINVAL;
 	mr = srnic_mr_get_rkey(qp->sdev, srnic_resp_pd(qp), srnic_qpn(qp),
-			       srnic_atmeth_rkey(a), srnic_atmeth_va(a),
+			       srnic_atmeth_rkey(op.a), srnic_atmeth_va(op.a),
 			       sizeof(u64), IB_ACCESS_REMOTE_ATOMIC);
 	if (IS_ERR(mr))
 		return -EACCES;
-	rd = srnic_resp_rd_alloc(qp);
-	if (!rd) {
-		srnic_mr_put(mr);
-		return -EINVAL;
-	}
-	p = srnic_mr_atomic_map(mr, srnic_atmeth_va(a));
-	if (!p) {
-		srnic_mr_put(mr);
-		return -EINVAL;
-	}
-	spin_lock(&srnic_atomic_lock);
-	orig = *p;
-	/* the operation, whatever the transport (RC or XRC) */
-	if ((pkt->opcode & ~SRNIC_OPCODE_XRC) == IB_OPCODE_COMPARE_SWAP) {
-		if (orig == srnic_atmeth_cmp(a))
-			*p = srnic_atmeth_swap_add(a);
-	} else {
-		*p = orig + srnic_atmeth_swap_add(a);
-	}
-	spin_unlock(&srnic_atomic_lock);
-	srnic_mr_atomic_unmap(p);
+	err = srnic_mr_atomic(mr, srnic_atmeth_va(op.a), srnic_resp_atomic_op,
+			      &op);
 	srnic_mr_put(mr);
+	if (err == -EFAULT)
+		return -EACCES;	/* an ODP page that failed to fault */
+	if (err)
+		return err;	/* -EAGAIN, or misaligned memory: -EINVAL */
 
+	rd = srnic_resp_rd_alloc(qp);
 	rd->valid = true;
 	rd->is_atomic = true;
 	rd->psn = pkt->psn;
 	rd->last_psn = pkt->psn;
-	rd->atomic_orig = orig;
+	rd->atomic_orig = op.orig;
 	srnic_resp_queue_tx(qp, rd);
 	return 0;
 }
@@ -643,11 +676,11 @@ static enum srnic_nak_code srnic_resp_nak_for(int err)
 /*
  * XRC target: the request's XRCETH must name an XRC SRQ of the QP's domain
  * (srnic_resp_xrc() found it), the one the message's open receive WQE
- * came from if there is one. srnic's XRC target takes SENDs, RDMA WRITEs
- * and atomics, all checked in that SRQ's PD when they arrive; not READs,
- * whose responses are built later (the SRQ may be gone by then), nor
- * invalidation. Anything else is an invalid request (IBA A14), NAKed and
- * counted.
+ * came from if there is one. srnic's XRC target takes SENDs, RDMA WRITEs,
+ * READs and atomics, all checked in that SRQ's PD (a READ's responses
+ * again later, in the PD its replay entry keeps: the SRQ may be gone by
+ * then); not invalidation. Anything else is an invalid request (IBA A14),
+ * NAKed and counted.
  */
 static bool srnic_resp_xrc_ok(struct srnic_qp *qp,
 			      const struct srnic_opcode_info *info)
@@ -659,7 +692,7 @@ static bool srnic_resp_xrc_ok(struct srnic_qp *qp,
 		return true;
 	if (!srq || (qp->resp.has_wqe && qp->resp.xsrqn != srq->srq_num))
 		return false;
-	return !(info->flags & (SRNIC_OPF_READ | SRNIC_OPF_IETH));
+	return !(info->flags & SRNIC_OPF_IETH);
 }
 
 /*
@@ -918,6 +951,31 @@ void srnic_resp_rcv(struct srnic_qp *qp, struct srnic_pkt *pkt)
 		srnic_sched_kick_now(qp);
 }
 
+/*
+ * The MR @len bytes of READ @rd at @off are read from, checked again: in
+ * the PD the request was checked in, which the entry names by address and
+ * serial (struct srnic_rd_atomic). The address alone may have become a
+ * later PD's, whose MR at the same key would pass the lookup.
+ */
+static struct srnic_mr *srnic_resp_read_mr(struct srnic_qp *qp,
+					   const struct srnic_rd_atomic *rd,
+					   u32 off, u32 len)
+{
+	struct srnic_mr *mr;
+
+	/* the lookup compares rd->pd, it does not follow it */
+	mr = srnic_mr_get_rkey(qp->sdev, rd->pd, srnic_qpn(qp), rd->rkey,
+			       rd->va + off, len, IB_ACCESS_REMOTE_READ);
+	if (IS_ERR(mr))
+		return mr;
+	/* mr holds its PD, which is rd->pd's memory: the serial is there */
+	if (srnic_pd_serial(mr->mem.pd) != rd->pd_serial) {
+		srnic_mr_put(mr);
+		return ERR_PTR(-EINVAL);
+	}
+	return mr;
+}
+
 /* Build the next READ response packet of @rd, or an atomic ACK. */
 static struct sk_buff *srnic_resp_build(struct srnic_qp *qp,
 					struct srnic_rd_atomic *rd, bool *done,
@@ -948,7 +1006,7 @@ static struct sk_buff *srnic_resp_build(struct srnic_qp *qp,
 	if (off + paylen >= rd->length)
 		pos |= SRNIC_POS_LAST;
 	*done = pos & SRNIC_POS_LAST;
-	opcode = srnic_opcode_read_resp(pos);
+	opcode = srnic_resp_transport(qp) | srnic_opcode_read_resp(pos);
 	pad = srnic_pad_count(paylen);
 	psn = srnic_psn_add(rd->psn, off / pmtu);
 
@@ -963,9 +1021,7 @@ static struct sk_buff *srnic_resp_build(struct srnic_qp *qp,
 		srnic_aeth_set(p, srnic_aeth_syn_ack(SRNIC_AETH_CREDIT_INVALID),
 			       qp->resp.msn);
 	if (paylen) {
-		mr = srnic_mr_get_rkey(qp->sdev, qp->ibqp.pd, srnic_qpn(qp),
-				       rd->rkey, rd->va + off, paylen,
-				       IB_ACCESS_REMOTE_READ);
+		mr = srnic_resp_read_mr(qp, rd, off, paylen);
 		if (IS_ERR(mr)) {
 			/* Invalidated since the request: stop answering. */
 			kfree_skb(skb);

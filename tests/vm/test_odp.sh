@@ -12,8 +12,10 @@
 # (srnic's provider from the build). Each mode: ibv_rc_pingpong -o (ODP
 # buffers on both sides, data checked), ib_write_bw --odp, and
 # tests/vm/odp_mr.c (built here): pinned-page counts, WRITE/READ/SEND into
-# and out of untouched ODP pages, madvise(MADV_DONTNEED) and munmap while
-# registered.
+# and out of untouched ODP pages, atomics on untouched ODP pages,
+# ibv_advise_mr (native mode: prefetched ranges need no RNR NAK; default
+# mode: EOPNOTSUPP from the stock provider), madvise(MADV_DONTNEED) and
+# munmap while registered.
 set -u
 cd "$(dirname "$0")/../.." || exit 1
 . tests/vm/lib.sh
@@ -53,7 +55,9 @@ for mode in default native; do
 	# the first touch of a page on the receiving side is an RNR NAK
 	t_check "[$mode] ODP faults answered with RNR NAKs" \
 		test "$(delta srnic0 send_rnr_err)" -gt 0
-	out=$(with_timeout 120 ip netns exec nsA "$ODP_MR" srnic0 "$G0" 2>&1)
+	# fd 3: srnic0's RNR NAK counter, which nsA's sysfs does not show
+	out=$(with_timeout 120 ip netns exec nsA "$ODP_MR" srnic0 "$G0" "$mode" \
+		2>&1 3<"/sys/class/infiniband/srnic0/ports/1/hw_counters/send_rnr_err")
 	rc=$?
 	printf '%s\n' "$out" | grep '^#'
 	t_from_output odp_mr "$rc" "$(tagged "$mode" <<<"$out")"

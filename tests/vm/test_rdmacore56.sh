@@ -14,8 +14,12 @@
 # 44 <-> 56 (the host's Debian 12 tools against the chroot's, both ways):
 # ibv_rc_pingpong -c, ib_send_bw, rping -V. Native mode (issue 14): srnic's
 # provider built for 56 in the chroot drives "type srnic_native" devices
-# for 56's pingpongs, perftest and rping; the 44 build under 56 lists no
-# device. The tools run through
+# for what the default mode runs above (56's pingpongs with -c, perftest
+# bw and lat, rping -V) plus ib_atomic_bw, ibv_rc_pingpong -o (ODP) and XRC:
+# ibv_xsrq_pingpong (56's has no data check: its -c is a client count) and
+# tests/vm/xrc_share.c built in the chroot against 56's libibverbs (every
+# byte of SENDs, WRITE, READs and atomics over XRC checked, refusals); the
+# 44 build under 56 lists no device. The tools run through
 # `chroot ROOT` with /dev and /sys bound and /proc mounted in ROOT. The
 # chroot's packages must be rdma-core 56 and perftest 25.01; a missing
 # chroot fails the run (build it on the host: tools/trixie-chroot.sh, which
@@ -134,6 +138,38 @@ done
 pair "56 native: ib_atomic_bw" \
 	"${N[@]}" ib_atomic_bw -d srnic0 -x "$G0" -n 200 -F -- \
 	"${N[@]}" ib_atomic_bw -d srnic1 -x "$G1" -n 200 -F 10.99.0.1
+for t in ib_write_lat ib_read_lat ib_send_lat; do
+	pair "56 native: perftest 25.01 $t" \
+		"${N[@]}" $t -d srnic0 -x "$G0" -n 200 -F -- \
+		"${N[@]}" $t -d srnic1 -x "$G1" -n 200 -F 10.99.0.1
+done
+pair "56 native: ibv_uc_pingpong 4 KiB, data checked" \
+	"${N[@]}" ibv_uc_pingpong -d srnic0 -g "$G0" -n 200 -s 4096 -c -- \
+	"${N[@]}" ibv_uc_pingpong -d srnic1 -g "$G1" -n 200 -s 4096 -c 10.99.0.1
+pair "56 native: ibv_rc_pingpong -o (ODP MRs), data checked" \
+	"${N[@]}" ibv_rc_pingpong -d srnic0 -g "$G0" -n 100 -s 4096 -c -o -- \
+	"${N[@]}" ibv_rc_pingpong -d srnic1 -g "$G1" -n 100 -s 4096 -c -o 10.99.0.1
+
+# XRC (native only): 56's ibv_xsrq_pingpong, then xrc_share.c built in the
+# chroot against 56's libibverbs; the chroot's /tmp a tmpfs of this guest
+# (xrc_share's domain file, the binary), as the guest's own /tmp is
+inv0=$(counter srnic0 send_inv_req_err)
+pair "56 native: ibv_xsrq_pingpong" \
+	"${N[@]}" ibv_xsrq_pingpong -d srnic0 -g "$G0" -m 1024 -n 50 -- \
+	"${N[@]}" ibv_xsrq_pingpong -d srnic1 -g "$G1" -m 1024 -n 50 10.99.0.1
+pair "56 native: ibv_xsrq_pingpong, 8 KiB messages (multi-packet)" \
+	"${N[@]}" ibv_xsrq_pingpong -d srnic0 -g "$G0" -m 1024 -s 8192 -n 20 -- \
+	"${N[@]}" ibv_xsrq_pingpong -d srnic1 -g "$G1" -m 1024 -s 8192 -n 20 10.99.0.1
+t_eq "56 native: no XRC request of the pingpongs refused" \
+	"$(counter srnic0 send_inv_req_err)" "$inv0"
+mount -t tmpfs tmpfs "$R/tmp"
+mkdir "$R/tmp/src" && cp tests/vm/xrc_share.c tests/vm/vtest.h "$R/tmp/src/"
+t_check "56: build xrc_share.c in the chroot against its libibverbs" \
+	chroot "$R" cc -O2 -Wall -Werror -o /tmp/xrc_share /tmp/src/xrc_share.c -libverbs
+out=$(with_timeout 120 ip netns exec nsA "${N[@]}" /tmp/xrc_share srnic0 "$G0" 2>&1)
+rc=$?
+t_from_output xrc_share "$rc" "$(tagged "56 native" <<<"$out")" "#*"
+umount "$R/tmp"
 PAIR_READY=pair_cm_listening
 pair "56 native: rping (RDMA-CM), data verified" \
 	"${N[@]}" rping -s -a 10.99.0.1 -C 100 -S 1024 -V -- \

@@ -13,7 +13,9 @@
 # processes in one XRC domain (one makes the target QP, two others open it
 # and receive on their own XRC SRQs and CQs, every byte checked), sends to
 # an unknown SRQ number and to an SRQ of another domain refused (remote
-# invalid request at the sender, send_inv_req_err counted); the default
+# invalid request at the sender, send_inv_req_err counted); RDMA READs over
+# XRC of 1 B to ten packets, every byte checked, and one with a wrong R_Key
+# (remote access error, resp_remote_access_errors counted); the default
 # mode refuses XRC (stock rxe provider, no XRC capability). srnicctl qp
 # show (rdma restrack) lists the XRC QP types.
 set -u
@@ -84,11 +86,14 @@ t_eq "no XRC request refused by the pingpongs" \
 	"$(counter srnic0 send_inv_req_err)" "$inv0"
 
 inv0=$(counter srnic0 send_inv_req_err)
+acc0=$(counter srnic0 resp_remote_access_errors)
 out=$(with_timeout 120 ip netns exec nsA "$XRC" srnic0 "$G0" 2>&1)
 rc=$?
 t_from_output xrc_share "$rc" "$(tagged native <<<"$out")" "#*"
 t_eq "the two refused XRC sends counted (send_inv_req_err)" \
 	"$(($(counter srnic0 send_inv_req_err) - inv0))" 2
+t_eq "the XRC READ with a wrong R_Key NAKed (resp_remote_access_errors)" \
+	"$(($(counter srnic0 resp_remote_access_errors) - acc0))" 1
 t_eq "no ICRC errors" "$(counter srnic0 rcvd_icrc_err)" 0
 
 t_kernel_clean "no kernel warnings"

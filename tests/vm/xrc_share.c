@@ -17,11 +17,14 @@
  * checks every byte it got, that every completion names the target QP,
  * and that nothing meant for the other receiver came to it. An RDMA
  * WRITE, FETCH_ADDs and CMP_SWPs over XRC land in receiver 0's buffer, keyed in
- * the PD of its SRQ (srnic's XRC has no RDMA READ). Then the
- * refusals: a send naming an SRQ number nobody has and one naming an SRQ
- * of another domain complete in error at the sender (remote invalid
+ * the PD of its SRQ, and RDMA READs over XRC of several sizes (one byte to
+ * ten packets) bring back what receiver 0 put in its buffer, every byte.
+ * Then the refusals: a send naming an SRQ number nobody has and one naming
+ * an SRQ of another domain complete in error at the sender (remote invalid
  * request; test_xrc.sh checks that the device's send_inv_req_err counter
- * moved by two), while the SRQ of the other domain receives nothing.
+ * moved by two), while the SRQ of the other domain receives nothing; a
+ * READ with a wrong R_Key completes with a remote access error
+ * (resp_remote_access_errors moves by one).
  *
  * Processes talk through pipes: SRQ numbers up, "go" and "done" across.
  * Prints one line per check, "ok NAME" or "not ok NAME: reason", then
@@ -133,10 +136,19 @@ struct peer {
 #define RDMA_OFF	4096
 #define RDMA_LEN	3000	/* three packets */
 #define ATOMIC_OFF	8192
+/* Receiver 0's extra slot past its receive buffers: what READs read. */
+#define READ_OFF	((size_t)NMSG * SLOT)
+#define READ_MAX	(MSG_MAX - 240)	/* ten packets, the last one short */
+#define RCV_BUF		((size_t)(NMSG + 1) * SLOT)
 
 static uint8_t rdma_byte(size_t off)
 {
 	return (uint8_t)(off * 7 + 3);
+}
+
+static uint8_t read_byte(size_t off)
+{
+	return (uint8_t)(off * 11 + (off >> 9) + 0x21);
 }
 
 /* ------------------------------------------------------------ receiver */
@@ -178,17 +190,20 @@ static bool rcv_setup(struct rcv *v, int r, uint32_t tgt_qpn)
 	if (!check(name, v->tgt && v->tgt->qp_num == tgt_qpn, "%s",
 		   strerror(errno)))
 		return false;
-	v->buf = aligned_alloc(4096, (size_t)NMSG * SLOT);
-	v->mr = v->buf ? ibv_reg_mr(v->pd, v->buf, (size_t)NMSG * SLOT,
+	v->buf = aligned_alloc(4096, RCV_BUF);
+	v->mr = v->buf ? ibv_reg_mr(v->pd, v->buf, RCV_BUF,
 				    IBV_ACCESS_LOCAL_WRITE |
 				    IBV_ACCESS_REMOTE_WRITE |
+				    IBV_ACCESS_REMOTE_READ |
 				    IBV_ACCESS_REMOTE_ATOMIC) : NULL;
 	v->cq = ibv_create_cq(v->ctx, 4 * NMSG, NULL, NULL, 0);
 	v->srq = v->mr && v->cq ? xrc_srq(v->ctx, v->pd, v->xrcd, v->cq) : NULL;
 	snprintf(name, sizeof(name), "receiver %d: XRC SRQ on its own CQ", r);
 	if (!check(name, v->srq, "%s", strerror(errno)))
 		return false;
-	memset(v->buf, 0, (size_t)NMSG * SLOT);
+	memset(v->buf, 0, RCV_BUF);
+	for (size_t off = 0; off < SLOT; off++)
+		v->buf[READ_OFF + off] = read_byte(off);
 	return !post_recvs(v->srq, v->mr, v->buf, NMSG);
 }
 
@@ -338,7 +353,8 @@ static bool make_pair(struct tgt *t)
 	struct vt_conn c = {
 		.dgid = t->gid, .sgid_index = gid_index, .psn = 0x123,
 		.timeout = 14, .rnr_retry = 7,
-		.access = IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_ATOMIC,
+		.access = IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ |
+			  IBV_ACCESS_REMOTE_ATOMIC,
 	};
 	struct ibv_qp_attr a;
 
@@ -481,6 +497,77 @@ static void rdma_to(struct tgt *t, const struct peer *p)
 	}
 }
 
+/*
+ * RDMA READs over XRC from receiver 0's READ slot, keyed in the PD of its
+ * SRQ: one byte, one packet, a packet and a byte, four packets, ten
+ * (1 KiB MTU), each into a fresh part of the sender's buffer, every byte
+ * and the byte after the last checked.
+ */
+static void read_from(struct tgt *t, const struct peer *p)
+{
+	static const size_t lens[] = { 1, 1024, 1025, 4096, READ_MAX };
+	uint8_t *dst = t->buf + 4 * SLOT;
+	struct ibv_sge sge = { .addr = (uintptr_t)dst, .lkey = t->mr->lkey };
+	struct ibv_send_wr wr = {
+		.wr_id = 300, .sg_list = &sge, .num_sge = 1,
+		.opcode = IBV_WR_RDMA_READ, .send_flags = IBV_SEND_SIGNALED,
+	};
+	struct ibv_wc wc;
+	char name[80];
+	size_t i, off;
+	int st, bad_bytes;
+
+	wr.qp_type.xrc.remote_srqn = p->srqn;
+	wr.wr.rdma.rkey = p->rkey;
+	for (i = 0; i < sizeof(lens) / sizeof(lens[0]); i++) {
+		/* a different offset each time: a stale byte shows */
+		off = 3 * i;
+		memset(dst, 0xee, lens[i] + 1);
+		sge.length = lens[i];
+		wr.wr.rdma.remote_addr = p->addr + READ_OFF + off;
+		st = post_wait(t, &wr, &wc);
+		bad_bytes = dst[lens[i]] != 0xee;
+		for (size_t k = 0; k < lens[i]; k++)
+			bad_bytes += dst[k] != read_byte(off + k);
+		snprintf(name, sizeof(name),
+			 "sender: XRC RDMA READ of %zu bytes, every byte", lens[i]);
+		check(name, st == IBV_WC_SUCCESS && wc.opcode == IBV_WC_RDMA_READ &&
+		      wc.byte_len == lens[i] && !bad_bytes,
+		      "status %d opcode %d byte_len %u, %d bytes differ", st,
+		      wc.opcode, wc.byte_len, bad_bytes);
+	}
+}
+
+/* A READ with a wrong R_Key on a fresh pair: a remote access error. */
+static void read_refused(struct tgt *t, const struct peer *p)
+{
+	const char *name = "an XRC READ with a wrong R_Key fails: remote access error";
+	struct ibv_sge sge = {
+		.addr = (uintptr_t)(t->buf + 4 * SLOT), .length = 64,
+		.lkey = t->mr->lkey,
+	};
+	struct ibv_send_wr wr = {
+		.wr_id = 400, .sg_list = &sge, .num_sge = 1,
+		.opcode = IBV_WR_RDMA_READ, .send_flags = IBV_SEND_SIGNALED,
+	};
+	struct ibv_wc wc = {};
+	int st;
+
+	if (!make_pair(t)) {
+		bad(name, "a fresh QP pair: %s", strerror(errno));
+		drop_pair(t);
+		return;
+	}
+	wr.qp_type.xrc.remote_srqn = p->srqn;
+	wr.wr.rdma.remote_addr = p->addr + READ_OFF;
+	/* another key byte: that MR's index, not its key */
+	wr.wr.rdma.rkey = p->rkey ^ 0x5a;
+	st = post_wait(t, &wr, &wc);
+	check(name, st == IBV_WC_REM_ACCESS_ERR, "completion status %d (%s)",
+	      st, st >= 0 ? ibv_wc_status_str(wc.status) : "none");
+	drop_pair(t);
+}
+
 /* A send to @srqn on a fresh pair: completes with remote invalid request. */
 static void send_refused(struct tgt *t, uint32_t srqn, const char *name)
 {
@@ -599,6 +686,8 @@ static void shared_domain(struct tgt *t)
 		  srqn[0], srqn[1])) {
 		send_all(t, srqn);
 		rdma_to(t, &peer[0]);
+		read_from(t, &peer[0]);
+		read_refused(t, &peer[0]);
 	}
 	/* the unknown SRQ number: past every SRQ there is */
 	send_refused(t, 0xfffff0, "a send to an unknown SRQ number fails: remote invalid request");

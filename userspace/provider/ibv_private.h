@@ -432,6 +432,15 @@ int ibv_cmd_rereg_mr(struct verbs_mr *vmr, uint32_t flags, void *addr,
 		     size_t resp_sz);
 int ibv_cmd_dereg_mr(struct verbs_mr *vmr);
 /*
+ * ibv_advise_mr(3) as the ioctl UVERBS_METHOD_ADVISE_MR: the same five
+ * register arguments in rdma-core 44 and 56 (their machine code reads the
+ * PD's handle, the advice, the flags and num_sge ibv_sges at sg_list, no
+ * stack argument); it returns an errno value.
+ */
+int ibv_cmd_advise_mr(struct ibv_pd *pd, enum ibv_advise_mr_advice advice,
+		      uint32_t flags, struct ibv_sge *sg_list,
+		      uint32_t num_sge);
+/*
  * A dma-buf MR. rdma-core 56 added a last argument (driver attributes, NULL
  * for none; read from the stack by its code, checked in its machine code),
  * 44 has none: SRNIC_CMD_REG_DMABUF_MR() calls either.

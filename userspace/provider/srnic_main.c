@@ -230,6 +230,8 @@ static void srnic_free_context(struct ibv_context *ibctx)
 }
 
 static const struct verbs_context_ops srnic_ctx_ops = {
+	/* ODP prefetch: the kernel does it all (srnic_odp_advise_mr()) */
+	.advise_mr = ibv_cmd_advise_mr,
 	.alloc_mw = srnic_alloc_mw,
 	.alloc_pd = srnic_alloc_pd,
 	.bind_mw = srnic_bind_mw,

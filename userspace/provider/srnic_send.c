@@ -21,11 +21,12 @@
 /* Opcodes a user QP of each type may post (the kernel's srnic_wr_allowed()). */
 bool srnic_opcode_ok(enum ibv_qp_type type, enum ibv_wr_opcode op)
 {
-	/* srnic's XRC has no READ; an XRC receive QP sends nothing */
+	/* XRC: no invalidation, no local ops; a receive QP sends nothing */
 	if (type == IBV_QPT_XRC_SEND)
 		return op == IBV_WR_SEND || op == IBV_WR_SEND_WITH_IMM ||
 		       op == IBV_WR_RDMA_WRITE ||
 		       op == IBV_WR_RDMA_WRITE_WITH_IMM ||
+		       op == IBV_WR_RDMA_READ ||
 		       op == IBV_WR_ATOMIC_CMP_AND_SWP ||
 		       op == IBV_WR_ATOMIC_FETCH_AND_ADD;
 	if (type == IBV_QPT_XRC_RECV)
