@@ -56,6 +56,16 @@ static const struct rdma_stat_desc srnic_counter_descs[] = {
 	[SRNIC_CNT_RX_STEERED].name = "rx_steered",
 	[SRNIC_CNT_RX_STEER_DROPS].name = "rx_steer_drops",
 	[SRNIC_CNT_TX_TRAIN_PKTS].name = "tx_train_packets",
+	[SRNIC_CNT_DC_ATTACH].name = "dc_attach",
+	[SRNIC_CNT_DC_ATTACH_REUSED].name = "dc_attach_reused",
+	[SRNIC_CNT_DC_DETACH].name = "dc_detach",
+	[SRNIC_CNT_DC_IDLE_EVICTIONS].name = "dc_idle_evictions",
+	[SRNIC_CNT_DC_LRU_EVICTIONS].name = "dc_lru_evictions",
+	[SRNIC_CNT_DC_ATTACH_RNR].name = "dc_attach_rnr",
+	[SRNIC_CNT_DC_KEY_VIOLATIONS].name = "dc_key_violations",
+	[SRNIC_CNT_DC_UNKNOWN_DCT].name = "dc_unknown_dct",
+	[SRNIC_CNT_DC_NOT_DC_QP_DROPS].name = "dc_not_dc_qp_drops",
+	[SRNIC_CNT_DC_NO_ATTACH_NAKS].name = "dc_no_attachment_naks",
 };
 
 static struct rdma_hw_stats *
@@ -119,6 +129,29 @@ static void srnic_qp_snapshot(struct srnic_qp *qp, struct srnic_qp_snapshot *s)
 }
 
 /*
+ * A DC QP (type DRIVER to ib_core): "dc_type" DCI or DCT, and a DCI's
+ * current target ("dc_dct", 0 when not attached) or a DCT's attachments in
+ * use ("dc_attachments").
+ */
+static int srnic_fill_res_dc(struct sk_buff *msg, struct srnic_qp *qp)
+{
+	u32 dctn = 0;
+
+	if (qp->dc == SRNIC_DC_DCT)
+		return rdma_nl_put_driver_string(msg, "dc_type", "DCT") ||
+		       rdma_nl_put_driver_u32(msg, "dc_attachments",
+					      srnic_dct_attachments(qp));
+	if (qp->dc != SRNIC_DC_DCI)
+		return 0;
+	spin_lock_bh(&qp->req_lock);
+	if (qp->dci.attached)
+		dctn = qp->dci.dctn;
+	spin_unlock_bh(&qp->req_lock);
+	return rdma_nl_put_driver_string(msg, "dc_type", "DCI") ||
+	       rdma_nl_put_driver_u32(msg, "dc_dct", dctn);
+}
+
+/*
  * Driver attributes of "rdma resource show qp -dd": requester PSNs (next to
  * send, oldest unacknowledged), the responder's expected PSN, retries left,
  * READs/atomics in flight, go-back-N retransmissions, the pacing rate
@@ -137,6 +170,8 @@ static int srnic_fill_res_qp_entry(struct sk_buff *msg, struct ib_qp *ibqp)
 	table = nla_nest_start(msg, RDMA_NLDEV_ATTR_DRIVER);
 	if (!table)
 		return -EMSGSIZE;
+	if (srnic_fill_res_dc(msg, qp))
+		goto err_cancel;
 	if (rdma_nl_put_driver_u32(msg, "sq_psn", s.sq_psn) ||
 	    rdma_nl_put_driver_u32(msg, "una_psn", s.una_psn) ||
 	    rdma_nl_put_driver_u32(msg, "epsn", s.epsn) ||

@@ -56,6 +56,17 @@ enum srnic_counter {
 	SRNIC_CNT_RX_STEERED,		/* packets run on their consumer's CPU */
 	SRNIC_CNT_RX_STEER_DROPS,	/* dropped: that CPU's queue was full */
 	SRNIC_CNT_TX_TRAIN_PKTS,	/* packets sent in trains of 2 or more */
+	/* DC (docs/dc.md); target side but for dc_attach_reused */
+	SRNIC_CNT_DC_ATTACH,		/* attachments made */
+	SRNIC_CNT_DC_ATTACH_REUSED,	/* DCI: a WR to the attached target */
+	SRNIC_CNT_DC_DETACH,		/* attachments freed by DETACH */
+	SRNIC_CNT_DC_IDLE_EVICTIONS,	/* freed: idle for dc_idle_ms */
+	SRNIC_CNT_DC_LRU_EVICTIONS,	/* freed: room for a new one */
+	SRNIC_CNT_DC_ATTACH_RNR,	/* ATTACH refused for room: RNR NAK */
+	SRNIC_CNT_DC_KEY_VIOLATIONS,	/* wrong DC access key */
+	SRNIC_CNT_DC_UNKNOWN_DCT,	/* DC request to no QP */
+	SRNIC_CNT_DC_NOT_DC_QP_DROPS,	/* DC packet to a non-DC QP or device */
+	SRNIC_CNT_DC_NO_ATTACH_NAKS,	/* NAK no attachment sent */
 	SRNIC_CNT_MAX
 };
 

@@ -19,6 +19,8 @@
 #include <linux/types.h>
 #include <asm/byteorder.h>
 
+#include "srnic_compat.h"
+
 struct sk_buff;
 
 /* ------------------------------------------------------------------ BTH */
@@ -127,6 +129,36 @@ struct srnic_xrceth {
 } __packed;
 
 /**
+ * struct srnic_dceth - DC Extended Transport Header (docs/dc.md), 16 bytes
+ * @key: the DCT's access key
+ * @fdci: flags (bits 31:24: SRNIC_DCETH_ATTACH, and in an ATTACH packet
+ *	the initiator's retransmission horizon, log2 ms, in bits 28:24) and
+ *	the DCI number (23:0)
+ * @gen: the attachment generation
+ *
+ * Follows the BTH of every DC initiator-to-target packet (requests and
+ * DETACH), before RETH/AtomicETH/ImmDt.
+ */
+struct srnic_dceth {
+	__be64	key;
+	__be32	fdci;
+	__be32	gen;
+} __packed;
+
+/**
+ * struct srnic_dcreth - DC Response Extended Transport Header, 8 bytes
+ * @dctn: reserved (bits 31:24) and the DCT number (23:0)
+ * @gen: the attachment generation the response belongs to
+ *
+ * Follows the BTH of every DC target-to-initiator packet (ACK, READ
+ * responses, atomic ACK, DETACH ACK), before the AETH.
+ */
+struct srnic_dcreth {
+	__be32	dctn;
+	__be32	gen;
+} __packed;
+
+/**
  * struct srnic_immdt - Immediate Data Extended Transport Header (IBA 9.3.6)
  * @imm: immediate data, opaque (passed to ib_wc.ex.imm_data as is)
  */
@@ -162,6 +194,8 @@ enum srnic_hdr_len {
 	SRNIC_IMMDT_LEN		= 4,
 	SRNIC_IETH_LEN		= 4,
 	SRNIC_XRCETH_LEN	= 4,
+	SRNIC_DCETH_LEN		= 16,
+	SRNIC_DCRETH_LEN	= 8,
 	SRNIC_CNP_RSVD_LEN	= 16,
 	SRNIC_CNP_LEN		= 28,
 	SRNIC_ICRC_LEN		= 4,
@@ -176,6 +210,8 @@ static_assert(sizeof(struct srnic_deth) == SRNIC_DETH_LEN);
 static_assert(sizeof(struct srnic_immdt) == SRNIC_IMMDT_LEN);
 static_assert(sizeof(struct srnic_ieth) == SRNIC_IETH_LEN);
 static_assert(sizeof(struct srnic_xrceth) == SRNIC_XRCETH_LEN);
+static_assert(sizeof(struct srnic_dceth) == SRNIC_DCETH_LEN);
+static_assert(sizeof(struct srnic_dcreth) == SRNIC_DCRETH_LEN);
 static_assert(sizeof(struct srnic_cnp) == SRNIC_CNP_LEN);
 
 /* ------------------------------------------------------------ PSN helpers */
@@ -364,6 +400,8 @@ enum srnic_nak_code {
 	SRNIC_NAK_REM_ACCESS_ERR	= 2,
 	SRNIC_NAK_REM_OP_ERR		= 3,
 	SRNIC_NAK_INVALID_RD_REQ	= 4,
+	/* DC only (docs/dc.md): the target has no attachment for the request */
+	SRNIC_NAK_DC_NO_ATTACH		= 0x1f,
 };
 
 #define SRNIC_AETH_TYPE_SHIFT	5
@@ -553,6 +591,60 @@ static inline void srnic_xrceth_set(void *p, u32 srqn)
 	struct srnic_xrceth *xrceth = p;
 
 	xrceth->srqn = cpu_to_be32(srqn & SRNIC_QPN_MASK);
+}
+
+/* ------------------------------------------------------------------- DC */
+
+/* DCETH flags (the top byte of srnic_dceth.fdci) */
+#define SRNIC_DCETH_ATTACH	0x80
+#define SRNIC_DCETH_HORIZON	0x1f
+
+static inline u64 srnic_dceth_key(const struct srnic_dceth *d)
+{
+	return get_unaligned_be64(&d->key);
+}
+
+static inline u8 srnic_dceth_flags(const struct srnic_dceth *d)
+{
+	return get_unaligned_be32(&d->fdci) >> 24;
+}
+
+static inline u32 srnic_dceth_dci(const struct srnic_dceth *d)
+{
+	return get_unaligned_be32(&d->fdci) & SRNIC_QPN_MASK;
+}
+
+static inline u32 srnic_dceth_gen(const struct srnic_dceth *d)
+{
+	return get_unaligned_be32(&d->gen);
+}
+
+static inline void srnic_dceth_set(void *p, u64 key, u8 flags, u32 dci,
+				   u32 gen)
+{
+	struct srnic_dceth *d = p;
+
+	put_unaligned_be64(key, &d->key);
+	put_unaligned_be32((u32)flags << 24 | (dci & SRNIC_QPN_MASK), &d->fdci);
+	put_unaligned_be32(gen, &d->gen);
+}
+
+static inline u32 srnic_dcreth_dctn(const struct srnic_dcreth *d)
+{
+	return get_unaligned_be32(&d->dctn) & SRNIC_QPN_MASK;
+}
+
+static inline u32 srnic_dcreth_gen(const struct srnic_dcreth *d)
+{
+	return get_unaligned_be32(&d->gen);
+}
+
+static inline void srnic_dcreth_set(void *p, u32 dctn, u32 gen)
+{
+	struct srnic_dcreth *d = p;
+
+	put_unaligned_be32(dctn & SRNIC_QPN_MASK, &d->dctn);
+	put_unaligned_be32(gen, &d->gen);
 }
 
 /* ------------------------------------------------------------------ ICRC */

@@ -68,6 +68,27 @@
 #define SRNIC_XRESP(op, _flags, _pos, _len)				\
 	SRNIC_XOP(op, _flags, 0, _pos, _len)
 
+/*
+ * DC entries (docs/dc.md): the operation's IB_OPCODE_<op> under
+ * SRNIC_OPCODE_DC; a request (DREQ) has a DCETH before its other extension
+ * headers, a response (DRESP) a DCRETH.
+ */
+#define SRNIC_DOP(op, _flags, _wr, _pos, _len)				\
+	[SRNIC_OPCODE_DC | IB_OPCODE_##op] = {				\
+		.name		= "DC_" #op,				\
+		.flags		= SRNIC_OPF_VALID | (_flags),		\
+		.wr_mask	= (_wr),				\
+		.transport	= SRNIC_TRANSPORT_DC,			\
+		.pos		= SRNIC_POS_##_pos,			\
+		.hdr_len	= (_len),				\
+	}
+#define SRNIC_DREQ(op, _flags, _wr, _pos, _len)				\
+	SRNIC_DOP(op, SRNIC_OPF_DCETH | (_flags), _wr, _pos,		\
+		  SRNIC_DCETH_LEN + (_len))
+#define SRNIC_DRESP(op, _flags, _pos, _len)				\
+	SRNIC_DOP(op, SRNIC_OPF_DCRETH | (_flags), 0, _pos,		\
+		  SRNIC_DCRETH_LEN + (_len))
+
 /* Indexed by the BTH opcode byte; unlisted opcodes are invalid (all 0). */
 const struct srnic_opcode_info srnic_opcode_table[SRNIC_NUM_OPCODES] = {
 	/* RC: 0x00 - 0x17 */
@@ -231,6 +252,73 @@ const struct srnic_opcode_info srnic_opcode_table[SRNIC_NUM_OPCODES] = {
 		   SRNIC_OPF_IETH,
 		   SRNIC_WR_SEND_INV, ONLY, SRNIC_IETH_LEN),
 
+	/* DC: 0xc0 - 0xd4 RC's operations, 0xde DETACH, 0xdf DETACH ACK */
+	SRNIC_DREQ(SEND_FIRST, SRNIC_F_SEND | SRNIC_OPF_RWR,
+		   SRNIC_WR_UC_SENDS, FIRST, 0),
+	SRNIC_DREQ(SEND_MIDDLE, SRNIC_F_SEND, SRNIC_WR_UC_SENDS, MIDDLE, 0),
+	SRNIC_DREQ(SEND_LAST, SRNIC_F_SEND | SRNIC_OPF_COMP,
+		   SRNIC_WR_SEND, LAST, 0),
+	SRNIC_DREQ(SEND_LAST_WITH_IMMEDIATE,
+		   SRNIC_F_SEND | SRNIC_OPF_COMP | SRNIC_OPF_IMMDT,
+		   SRNIC_WR_SEND_IMM, LAST, SRNIC_IMMDT_LEN),
+	SRNIC_DREQ(SEND_ONLY, SRNIC_F_SEND | SRNIC_OPF_RWR | SRNIC_OPF_COMP,
+		   SRNIC_WR_SEND, ONLY, 0),
+	SRNIC_DREQ(SEND_ONLY_WITH_IMMEDIATE,
+		   SRNIC_F_SEND | SRNIC_OPF_RWR | SRNIC_OPF_COMP |
+		   SRNIC_OPF_IMMDT,
+		   SRNIC_WR_SEND_IMM, ONLY, SRNIC_IMMDT_LEN),
+	SRNIC_DREQ(RDMA_WRITE_FIRST, SRNIC_F_WRITE | SRNIC_OPF_RETH,
+		   SRNIC_WR_WRITES, FIRST, SRNIC_RETH_LEN),
+	SRNIC_DREQ(RDMA_WRITE_MIDDLE, SRNIC_F_WRITE,
+		   SRNIC_WR_WRITES, MIDDLE, 0),
+	SRNIC_DREQ(RDMA_WRITE_LAST, SRNIC_F_WRITE, SRNIC_WR_WRITE, LAST, 0),
+	SRNIC_DREQ(RDMA_WRITE_LAST_WITH_IMMEDIATE,
+		   SRNIC_F_WRITE | SRNIC_OPF_IMMDT | SRNIC_OPF_RWR |
+		   SRNIC_OPF_COMP,
+		   SRNIC_WR_WRITE_IMM, LAST, SRNIC_IMMDT_LEN),
+	SRNIC_DREQ(RDMA_WRITE_ONLY, SRNIC_F_WRITE | SRNIC_OPF_RETH,
+		   SRNIC_WR_WRITE, ONLY, SRNIC_RETH_LEN),
+	SRNIC_DREQ(RDMA_WRITE_ONLY_WITH_IMMEDIATE,
+		   SRNIC_F_WRITE | SRNIC_OPF_RETH | SRNIC_OPF_IMMDT |
+		   SRNIC_OPF_RWR | SRNIC_OPF_COMP,
+		   SRNIC_WR_WRITE_IMM, ONLY, SRNIC_RETH_LEN + SRNIC_IMMDT_LEN),
+	SRNIC_DREQ(RDMA_READ_REQUEST,
+		   SRNIC_OPF_REQ | SRNIC_OPF_READ | SRNIC_OPF_RETH,
+		   SRNIC_WR_READ, ONLY, SRNIC_RETH_LEN),
+	SRNIC_DRESP(RDMA_READ_RESPONSE_FIRST, SRNIC_F_READ_RESP | SRNIC_OPF_AETH,
+		    FIRST, SRNIC_AETH_LEN),
+	SRNIC_DRESP(RDMA_READ_RESPONSE_MIDDLE, SRNIC_F_READ_RESP, MIDDLE, 0),
+	SRNIC_DRESP(RDMA_READ_RESPONSE_LAST, SRNIC_F_READ_RESP | SRNIC_OPF_AETH,
+		    LAST, SRNIC_AETH_LEN),
+	SRNIC_DRESP(RDMA_READ_RESPONSE_ONLY, SRNIC_F_READ_RESP | SRNIC_OPF_AETH,
+		    ONLY, SRNIC_AETH_LEN),
+	SRNIC_DRESP(ACKNOWLEDGE, SRNIC_OPF_RESP | SRNIC_OPF_AETH, ONLY,
+		    SRNIC_AETH_LEN),
+	SRNIC_DRESP(ATOMIC_ACKNOWLEDGE,
+		    SRNIC_OPF_RESP | SRNIC_OPF_ATOMIC | SRNIC_OPF_AETH |
+		    SRNIC_OPF_ATMACK,
+		    ONLY, SRNIC_AETH_LEN + SRNIC_ATMACK_LEN),
+	SRNIC_DREQ(COMPARE_SWAP, SRNIC_F_ATOMIC,
+		   BIT(IB_WR_ATOMIC_CMP_AND_SWP), ONLY, SRNIC_ATMETH_LEN),
+	SRNIC_DREQ(FETCH_ADD, SRNIC_F_ATOMIC,
+		   BIT(IB_WR_ATOMIC_FETCH_AND_ADD), ONLY, SRNIC_ATMETH_LEN),
+	[SRNIC_OPCODE_DC_DETACH] = {
+		.name		= "DC_DETACH",
+		.flags		= SRNIC_OPF_VALID | SRNIC_OPF_REQ |
+				  SRNIC_OPF_DCETH | SRNIC_OPF_DC_CTL,
+		.transport	= SRNIC_TRANSPORT_DC,
+		.pos		= SRNIC_POS_ONLY,
+		.hdr_len	= SRNIC_DCETH_LEN,
+	},
+	[SRNIC_OPCODE_DC_DETACH_ACK] = {
+		.name		= "DC_DETACH_ACK",
+		.flags		= SRNIC_OPF_VALID | SRNIC_OPF_RESP |
+				  SRNIC_OPF_DCRETH | SRNIC_OPF_DC_CTL,
+		.transport	= SRNIC_TRANSPORT_DC,
+		.pos		= SRNIC_POS_ONLY,
+		.hdr_len	= SRNIC_DCRETH_LEN,
+	},
+
 	/* RoCEv2 CNP: 0x81 */
 	[SRNIC_OPCODE_CNP] = {
 		.name		= "CNP",
@@ -309,8 +397,8 @@ static int srnic_opcode_rc_uc(enum ib_wr_opcode wr, enum srnic_pkt_pos pos,
 
 /**
  * srnic_opcode_for_wr() - BTH opcode of one packet of a work request
- * @qpt: QP type (IB_QPT_RC, IB_QPT_UC, IB_QPT_UD, IB_QPT_GSI or
- *	IB_QPT_XRC_INI)
+ * @qpt: QP type (IB_QPT_RC, IB_QPT_UC, IB_QPT_UD, IB_QPT_GSI,
+ *	IB_QPT_XRC_INI, or IB_QPT_DRIVER for a DC initiator)
  * @wr: work request opcode; SEND/WRITE "with immediate" and SEND "with
  *	invalidate" are their own IB_WR_* values
  * @pos: place of the packet in the message: SRNIC_POS_ONLY when the whole
@@ -336,6 +424,12 @@ int srnic_opcode_for_wr(enum ib_qp_type qpt, enum ib_wr_opcode wr,
 		/* XRC has RC's operations (IBA A14) */
 		op = srnic_opcode_rc_uc(wr, pos, true);
 		return op < 0 ? op : SRNIC_OPCODE_XRC | op;
+	case IB_QPT_DRIVER:
+		/* srnic's DCI: RC's operations but SEND with invalidate */
+		if (wr == IB_WR_SEND_WITH_INV)
+			return -EINVAL;
+		op = srnic_opcode_rc_uc(wr, pos, true);
+		return op < 0 ? op : SRNIC_OPCODE_DC | op;
 	case IB_QPT_UC:
 		op = srnic_opcode_rc_uc(wr, pos, false);
 		/* UC has no READ or atomic opcodes, see IBA table 38 */

@@ -28,6 +28,15 @@
 #define SRNIC_OPCODE_CNP	(IB_OPCODE_CNP | 0x01)
 /* XRC transport (IBA Annex A14): opcode bits 7:5 = 101 */
 #define SRNIC_OPCODE_XRC	0xa0
+/*
+ * DC (docs/dc.md): the manufacturer-specific transport 110b; the low five
+ * bits are RC's operation, plus DETACH and DETACH ACK.
+ */
+#define SRNIC_OPCODE_DC		0xc0
+#define SRNIC_OPCODE_DC_DETACH	0xde
+#define SRNIC_OPCODE_DC_DETACH_ACK 0xdf
+/* the operation (low five bits) of an RC, XRC or DC opcode */
+#define SRNIC_OPCODE_OP_MASK	0x1f
 #define SRNIC_NUM_OPCODES	256
 
 /**
@@ -37,6 +46,7 @@
  * @SRNIC_TRANSPORT_UD: unreliable datagram
  * @SRNIC_TRANSPORT_CNP: RoCEv2 congestion notification
  * @SRNIC_TRANSPORT_XRC: extended reliable connected
+ * @SRNIC_TRANSPORT_DC: dynamically connected (srnic's, native mode only)
  */
 enum srnic_transport {
 	SRNIC_TRANSPORT_RC	= IB_OPCODE_RC >> 5,
@@ -44,6 +54,7 @@ enum srnic_transport {
 	SRNIC_TRANSPORT_UD	= IB_OPCODE_UD >> 5,
 	SRNIC_TRANSPORT_CNP	= IB_OPCODE_CNP >> 5,
 	SRNIC_TRANSPORT_XRC	= SRNIC_OPCODE_XRC >> 5,
+	SRNIC_TRANSPORT_DC	= SRNIC_OPCODE_DC >> 5,
 };
 
 /**
@@ -75,6 +86,8 @@ enum srnic_pkt_pos {
  * @SRNIC_OPF_IETH: an IETH follows
  * @SRNIC_OPF_CNP_RSVD: the 16 reserved bytes of a CNP follow
  * @SRNIC_OPF_XRCETH: an XRCETH follows (first, right after the BTH)
+ * @SRNIC_OPF_DCETH: a DCETH follows (first, right after the BTH)
+ * @SRNIC_OPF_DCRETH: a DCRETH follows (first, right after the BTH)
  * @SRNIC_OPF_HDR_MASK: all of the above
  * @SRNIC_OPF_PAYLOAD: the packet may carry payload
  * @SRNIC_OPF_REQ: sent by a requester (handled by the responder)
@@ -87,10 +100,12 @@ enum srnic_pkt_pos {
  *	immediate)
  * @SRNIC_OPF_COMP: completes a receive WQE (last/only of a SEND, WRITE with
  *	immediate)
+ * @SRNIC_OPF_DC_CTL: DC DETACH or DETACH ACK (no RC operation)
  * @SRNIC_OPF_VALID: the opcode is one srnic knows
  *
- * The header bits are listed in wire order but for XRCETH: ext headers
- * follow the BTH in the order XRCETH, RETH/DETH, AETH, ATMETH, ATMACK,
+ * The header bits are listed in wire order but for XRCETH, DCETH and
+ * DCRETH: ext headers follow the BTH in the order XRCETH/DCETH/DCRETH,
+ * RETH/DETH, AETH, ATMETH, ATMACK,
  * IMMDT, IETH (IBA 9.2.1 table 38 and A14; an opcode never has both RETH
  * and DETH).
  */
@@ -104,7 +119,9 @@ enum srnic_opf {
 	SRNIC_OPF_IETH		= BIT(6),
 	SRNIC_OPF_CNP_RSVD	= BIT(7),
 	SRNIC_OPF_XRCETH	= BIT(8),
-	SRNIC_OPF_HDR_MASK	= 0x1ff,
+	SRNIC_OPF_DCETH		= BIT(18),
+	SRNIC_OPF_DCRETH	= BIT(19),
+	SRNIC_OPF_HDR_MASK	= 0x1ff | BIT(18) | BIT(19),
 
 	SRNIC_OPF_PAYLOAD	= BIT(9),
 	SRNIC_OPF_REQ		= BIT(10),
@@ -115,6 +132,7 @@ enum srnic_opf {
 	SRNIC_OPF_ATOMIC	= BIT(15),
 	SRNIC_OPF_RWR		= BIT(16),
 	SRNIC_OPF_COMP		= BIT(17),
+	SRNIC_OPF_DC_CTL	= BIT(20),
 	SRNIC_OPF_VALID		= BIT(31),
 };
 

@@ -24,7 +24,7 @@ struct srnic_dev;
  * @paylen: payload bytes (pad and ICRC excluded)
  * @ackreq: BTH AckReq
  * @se: BTH solicited event
- * @xrceth, @reth, @aeth, @atmeth, @atmack, @deth, @immdt, @ieth: extension
+ * @dceth, @dcreth, @xrceth, @reth, @aeth, @atmeth, @atmack, @deth, @immdt, @ieth: extension
  *	headers present in @opcode, else NULL
  */
 struct srnic_pkt {
@@ -38,6 +38,8 @@ struct srnic_pkt {
 	u32			paylen;
 	bool			ackreq;
 	bool			se;
+	const struct srnic_dceth *dceth;
+	const struct srnic_dcreth *dcreth;
 	const struct srnic_xrceth *xrceth;
 	const struct srnic_reth	*reth;
 	const struct srnic_aeth	*aeth;

@@ -11,6 +11,7 @@
  * stale lookup) and then for @released (every reference dropped), cancels
  * the work item and timers, and only then lets ib_core free the memory.
  */
+#include <linux/random.h>
 #include <linux/sched/task.h>
 #include <linux/vmalloc.h>
 #include <linux/xarray.h>
@@ -136,11 +137,43 @@ static void srnic_qp_init_tx(struct srnic_qp *qp)
 	qp->producers[SRNIC_PRODUCER_REQ] = &srnic_req_producer;
 }
 
+/*
+ * A DC QP (docs/dc.md): native mode, user space, its driver data says
+ * which kind; a DCT receives into an SRQ, a DCI has none.
+ */
+static int srnic_qp_check_dc(struct srnic_dev *sdev,
+			     struct ib_qp_init_attr *init,
+			     struct ib_udata *udata,
+			     struct srnic_create_dc_qp *cmd)
+{
+	int err;
+
+	if (sdev->mode != SRNIC_MODE_NATIVE || !udata)
+		return -EOPNOTSUPP;
+	if (udata->inlen < sizeof(*cmd))
+		return -EINVAL;
+	err = ib_copy_from_udata(cmd, udata, sizeof(*cmd));
+	if (err)
+		return err;
+	if (cmd->reserved ||
+	    !ib_is_udata_cleared(udata, sizeof(*cmd),
+				 udata->inlen - sizeof(*cmd)))
+		return -EINVAL;
+	if (cmd->dc_type == SRNIC_DC_TYPE_DCT)
+		return init->srq ? 0 : -EINVAL;
+	if (cmd->dc_type == SRNIC_DC_TYPE_DCI)
+		return init->srq ? -EINVAL : 0;
+	return -EINVAL;
+}
+
 /* Can srnic create the QP @init asks for? */
 static int srnic_qp_check_init(struct srnic_dev *sdev,
 			       struct ib_qp_init_attr *init,
-			       struct ib_udata *udata)
+			       struct ib_udata *udata,
+			       struct srnic_create_dc_qp *dc)
 {
+	int err;
+
 	switch (init->qp_type) {
 	case IB_QPT_RC:
 	case IB_QPT_UC:
@@ -160,13 +193,19 @@ static int srnic_qp_check_init(struct srnic_dev *sdev,
 		if (sdev->mode != SRNIC_MODE_NATIVE)
 			return -EOPNOTSUPP;
 		break;
+	case IB_QPT_DRIVER:
+		err = srnic_qp_check_dc(sdev, init, udata, dc);
+		if (err)
+			return err;
+		break;
 	default:
 		return -EOPNOTSUPP;
 	}
 	if (init->create_flags)
 		return -EOPNOTSUPP;
-	if (udata && udata->inlen)
-		return -EINVAL;	/* the rxe provider passes no driver data */
+	/* the rxe provider passes no driver data; a DC QP its own */
+	if (udata && udata->inlen && init->qp_type != IB_QPT_DRIVER)
+		return -EINVAL;
 	return srnic_qp_check_cap(sdev, init);
 }
 
@@ -199,15 +238,36 @@ static void srnic_qp_init_fields(struct srnic_qp *qp, struct srnic_dev *sdev,
 	qp->xrcd = init->xrcd;
 }
 
+/*
+ * A DC QP's defaults (docs/dc.md: no remote attribute is needed): the
+ * port's path MTU, RC's usual timeout and retries, 16 READs/atomics.
+ */
+static int srnic_qp_init_dc(struct srnic_qp *qp,
+			    const struct srnic_create_dc_qp *cmd)
+{
+	qp->attr.path_mtu = srnic_port_active_mtu(READ_ONCE(qp->sdev->ndev->mtu));
+	qp->attr.timeout = 14;
+	qp->attr.retry_cnt = 7;
+	qp->attr.rnr_retry = 7;
+	qp->attr.min_rnr_timer = 12;
+	qp->attr.max_rd_atomic = SRNIC_DC_RD_ATOMIC;
+	if (cmd->dc_type == SRNIC_DC_TYPE_DCT)
+		return srnic_dct_create(qp, cmd->dct_access_key);
+	qp->dc = SRNIC_DC_DCI;
+	qp->dci.gen = get_random_u32();
+	return 0;
+}
+
 static int srnic_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 			   struct ib_udata *udata)
 {
 	struct srnic_dev *sdev = to_srnic_dev(ibqp->device);
 	struct srnic_qp *qp = to_srnic_qp(ibqp);
 	struct rxe_create_qp_resp resp = {};
+	struct srnic_create_dc_qp dc = {};
 	int err;
 
-	err = srnic_qp_check_init(sdev, init, udata);
+	err = srnic_qp_check_init(sdev, init, udata, &dc);
 	if (err)
 		return err;
 	/* No more than the device reports (max_qp), special QPs included. */
@@ -238,9 +298,14 @@ static int srnic_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 			goto err_cleanup_sq;
 	}
 
+	if (init->qp_type == IB_QPT_DRIVER) {
+		err = srnic_qp_init_dc(qp, &dc);
+		if (err)
+			goto err_cleanup_rq;
+	}
 	err = srnic_qp_alloc_qpn(qp, init->qp_type);
 	if (err)
-		goto err_cleanup_rq;
+		goto err_destroy_dct;
 
 	if (udata) {
 		err = ib_copy_to_udata(udata, &resp,
@@ -255,6 +320,8 @@ err_erase_qpn:
 	/* A packet may have found it meanwhile: wait for its reference. */
 	srnic_qp_put(qp);
 	wait_for_completion(&qp->released);
+err_destroy_dct:
+	srnic_dct_destroy(qp);
 err_cleanup_rq:
 	if (!qp->srq)
 		srnic_queue_cleanup(&qp->rq);
@@ -291,7 +358,8 @@ static int srnic_qp_check_attr(struct srnic_qp *qp, struct ib_qp_attr *attr,
 	    (attr->path_mtu < IB_MTU_256 || attr->path_mtu > IB_MTU_4096))
 		return -EINVAL;
 	if ((mask & IB_QP_MAX_QP_RD_ATOMIC) &&
-	    attr->max_rd_atomic > SRNIC_MAX_QP_RD_ATOM)
+	    attr->max_rd_atomic > (qp->dc == SRNIC_DC_NONE ?
+				   SRNIC_MAX_QP_RD_ATOM : SRNIC_DC_RD_ATOMIC))
 		return -EINVAL;
 	if ((mask & IB_QP_MAX_DEST_RD_ATOMIC) &&
 	    attr->max_dest_rd_atomic > SRNIC_MAX_QP_RD_ATOM)
@@ -366,6 +434,8 @@ static void srnic_qp_reset(struct srnic_qp *qp)
 	srnic_qp_empty_ring(&qp->sq);
 	cons = srnic_queue_consumer_index(&qp->sq);
 	memset(&qp->req, 0, sizeof(qp->req));
+	if (srnic_qp_is_dci(qp))
+		srnic_dci_reset(qp);
 	qp->req.oldest = cons;
 	qp->req.cur = cons;
 	qp->req.fetch = cons;
@@ -390,6 +460,44 @@ static void srnic_qp_reset(struct srnic_qp *qp)
 	}
 }
 
+/* What a DC QP's modify may carry: no remote attribute (docs/dc.md). */
+#define SRNIC_DC_MODIFY_MASK	(IB_QP_STATE | IB_QP_CUR_STATE |	\
+				 IB_QP_PKEY_INDEX | IB_QP_PORT |	\
+				 IB_QP_ACCESS_FLAGS | IB_QP_AV |	\
+				 IB_QP_PATH_MTU | IB_QP_TIMEOUT |	\
+				 IB_QP_RETRY_CNT | IB_QP_RNR_RETRY |	\
+				 IB_QP_SQ_PSN | IB_QP_MAX_QP_RD_ATOMIC | \
+				 IB_QP_MIN_RNR_TIMER)
+
+/*
+ * May the QP go from @cur to @next with @mask? IBA's rules (ib_core's
+ * table) but for DC QPs, which ib_core has none for (IB_QPT_DRIVER): any
+ * state to RESET or ERR, RESET->INIT, INIT->INIT, INIT->RTR, RTR->RTS,
+ * RTS->RTS, each with any of SRNIC_DC_MODIFY_MASK.
+ */
+static bool srnic_qp_transition_ok(struct srnic_qp *qp, enum ib_qp_state cur,
+				   enum ib_qp_state next, int mask)
+{
+	if (qp->dc == SRNIC_DC_NONE)
+		return ib_modify_qp_is_ok(cur, next, qp->ibqp.qp_type, mask);
+	if (mask & ~SRNIC_DC_MODIFY_MASK)
+		return false;
+	if (next == IB_QPS_RESET || next == IB_QPS_ERR)
+		return true;
+	switch (cur) {
+	case IB_QPS_RESET:
+		return next == IB_QPS_INIT;
+	case IB_QPS_INIT:
+		return next == IB_QPS_INIT || next == IB_QPS_RTR;
+	case IB_QPS_RTR:
+		return next == IB_QPS_RTS;
+	case IB_QPS_RTS:
+		return next == IB_QPS_RTS;
+	default:
+		return false;
+	}
+}
+
 /*
  * Check phase of modify_qp: is the change from @seen (the state the QP was
  * in) valid, with valid attributes? Sets *@new to the state asked for.
@@ -406,8 +514,7 @@ static int srnic_modify_qp_check(struct srnic_qp *qp, struct ib_qp_attr *attr,
 	 * IBA leaves the rate limit to raw packet QPs; srnic paces every QP
 	 * type (and DCQCN will), so take it aside from the IBA mask checks.
 	 */
-	if (!ib_modify_qp_is_ok(cur, *new, qp->ibqp.qp_type,
-				mask & ~IB_QP_RATE_LIMIT))
+	if (!srnic_qp_transition_ok(qp, cur, *new, mask & ~IB_QP_RATE_LIMIT))
 		return -EINVAL;
 	if ((mask & IB_QP_RATE_LIMIT) &&
 	    (*new != IB_QPS_RTS || (attr->rate_limit &&
@@ -478,7 +585,10 @@ static void srnic_modify_qp_apply(struct srnic_qp *qp, struct ib_qp_attr *attr,
 		qp->resp.epsn = qp->attr.rq_psn;
 		spin_unlock_bh(&qp->resp_lock);
 	}
-	if (mask & (IB_QP_SQ_PSN | IB_QP_RETRY_CNT | IB_QP_RNR_RETRY)) {
+	/* a DC QP's retry counts may be its defaults */
+	if ((mask & (IB_QP_SQ_PSN | IB_QP_RETRY_CNT | IB_QP_RNR_RETRY)) ||
+	    (qp->dc != SRNIC_DC_NONE && (mask & IB_QP_STATE) &&
+	     new == IB_QPS_RTS)) {
 		spin_lock_bh(&qp->req_lock);
 		if (mask & IB_QP_SQ_PSN) {
 			qp->req.psn = qp->attr.sq_psn;
@@ -537,7 +647,8 @@ static int srnic_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
 	if (err)
 		return err;
 
-	if (mask & IB_QP_AV) {
+	/* a DC QP's path is its WQEs' (DCI) or its initiators' (DCT) */
+	if ((mask & IB_QP_AV) && qp->dc == SRNIC_DC_NONE) {
 		err = srnic_qp_set_av(qp, attr);
 		if (err)
 			return err;
@@ -558,9 +669,9 @@ static int srnic_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
 	 * copy and the state change are one step under state_lock.
 	 */
 	if (qp->state != seen &&
-	    !ib_modify_qp_is_ok(qp->state,
-				(mask & IB_QP_STATE) ? new : qp->state,
-				ibqp->qp_type, mask & ~IB_QP_RATE_LIMIT)) {
+	    !srnic_qp_transition_ok(qp, qp->state,
+				    (mask & IB_QP_STATE) ? new : qp->state,
+				    mask & ~IB_QP_RATE_LIMIT)) {
 		spin_unlock_bh(&qp->state_lock);
 		return -EINVAL;
 	}
@@ -642,6 +753,8 @@ static int srnic_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	timer_delete_sync(&qp->retrans_timer);
 	timer_delete_sync(&qp->rnr_timer);
 	srnic_sched_qp_fini(qp);
+	/* a DCT's attachments, now that no packet can reach them */
+	srnic_dct_destroy(qp);
 
 	if (!qp->srq)
 		srnic_queue_cleanup(&qp->rq);

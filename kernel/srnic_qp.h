@@ -38,6 +38,12 @@
 #include "srnic_dcqcn.h"
 #include "srnic_sched.h"
 
+/*
+ * READ/atomic requests a DCI may have in flight, and the replay entries of
+ * each DCT attachment (docs/dc.md).
+ */
+#define SRNIC_DC_RD_ATOMIC	16
+
 /* QP numbers 0 and 1 are the special QPs; ordinary QPs start here. */
 #define SRNIC_QPN_MIN		16
 
@@ -93,6 +99,8 @@ struct srnic_send_wqe {
 	u32			remote_qpn;
 	u32			remote_qkey;
 	u32			xrc_srqn;	/* XRC: the target's SRQ */
+	u64			dc_key;		/* DCI: the DCT's access key */
+	bool			dc_started;	/* DCI: counted once */
 	u16			pkey_index;
 	struct srnic_av		av;
 	/* IB_WR_REG_MR */
@@ -144,6 +152,45 @@ struct srnic_rd_atomic {
 };
 
 /**
+ * enum srnic_dc_kind - what a QP is to the DC transport (docs/dc.md)
+ * @SRNIC_DC_NONE: not a DC QP
+ * @SRNIC_DC_DCI: a DC initiator (IB_QPT_DRIVER, native mode)
+ * @SRNIC_DC_DCT: a DC target (IB_QPT_DRIVER, native mode): answers from its
+ *	attachments, never from a queue of its own
+ * @SRNIC_DC_ATT: the RC responder of one attachment of a DCT (srnic_dct.c),
+ *	made by the kernel, never seen by ib_core or a user
+ */
+enum srnic_dc_kind {
+	SRNIC_DC_NONE,
+	SRNIC_DC_DCI,
+	SRNIC_DC_DCT,
+	SRNIC_DC_ATT,
+};
+
+/**
+ * struct srnic_dci - a DC initiator's attachment (srnic_dci.c), under the
+ *	QP's req_lock
+ * @attached: the fields below name the current attachment
+ * @confirmed: a response of this generation came: the target has it, and
+ *	requests after the ATTACH packet may go
+ * @gen: the attachment generation (goes up with every attachment)
+ * @dctn: the target's DCT number
+ * @key: the target's access key
+ * @attach_psn: the attachment's first PSN (its ATTACH packet's)
+ */
+struct srnic_dci {
+	bool			attached;
+	bool			confirmed;
+	u32			gen;
+	u32			dctn;
+	u64			key;
+	u32			attach_psn;
+};
+
+struct srnic_dct;
+struct srnic_dc_att;
+
+/**
  * struct srnic_qp - a queue pair
  *
  * Locks (outermost first):
@@ -170,6 +217,10 @@ struct srnic_qp {
 	struct completion	released;	/* @ref reached zero */
 	bool			is_user;
 	bool			mcast_used;	/* ever attached to a group */
+	u8			dc;		/* enum srnic_dc_kind */
+	struct srnic_dct	*dct;		/* DCT: its attachments */
+	struct srnic_dc_att	*att;		/* SRNIC_DC_ATT: its own */
+	struct srnic_dci	dci;		/* DCI, under @req_lock */
 
 	spinlock_t		state_lock;	/* see above */
 	enum ib_qp_state	state;
@@ -401,13 +452,21 @@ static inline struct srnic_qp *to_srnic_qp(struct ib_qp *ibqp)
 
 /*
  * RC, or one of XRC's halves: acknowledged, retried, sequenced as RC
- * (the requester of an XRC initiator, the responder of an XRC target).
+ * (the requester of an XRC initiator, the responder of an XRC target), or
+ * a DC initiator (RC's requester; a DCT's responders are RC QPs).
  */
 static inline bool srnic_qp_reliable(const struct srnic_qp *qp)
 {
 	return qp->ibqp.qp_type == IB_QPT_RC ||
 	       qp->ibqp.qp_type == IB_QPT_XRC_INI ||
-	       qp->ibqp.qp_type == IB_QPT_XRC_TGT;
+	       qp->ibqp.qp_type == IB_QPT_XRC_TGT ||
+	       qp->dc == SRNIC_DC_DCI;
+}
+
+/* A DC initiator: RC's requester, its destination from each WQE. */
+static inline bool srnic_qp_is_dci(const struct srnic_qp *qp)
+{
+	return qp->dc == SRNIC_DC_DCI;
 }
 
 static inline u32 srnic_qpn(const struct srnic_qp *qp)

@@ -41,6 +41,8 @@ static bool srnic_recv_qp_type_ok(const struct srnic_qp *qp, u8 transport)
 	case IB_QPT_XRC_INI:
 	case IB_QPT_XRC_TGT:
 		return transport == SRNIC_TRANSPORT_XRC;
+	case IB_QPT_DRIVER:	/* a DCI or DCT */
+		return transport == SRNIC_TRANSPORT_DC;
 	default:
 		return false;
 	}
@@ -54,6 +56,14 @@ static void srnic_recv_ext_hdrs(struct srnic_pkt *pkt, u32 flags)
 	if (flags & SRNIC_OPF_XRCETH) {
 		pkt->xrceth = p;
 		p += SRNIC_XRCETH_LEN;
+	}
+	if (flags & SRNIC_OPF_DCETH) {
+		pkt->dceth = p;
+		p += SRNIC_DCETH_LEN;
+	}
+	if (flags & SRNIC_OPF_DCRETH) {
+		pkt->dcreth = p;
+		p += SRNIC_DCRETH_LEN;
 	}
 	if (flags & SRNIC_OPF_RETH) {
 		pkt->reth = p;
@@ -178,7 +188,20 @@ static void srnic_recv_qp(struct srnic_qp *qp, struct srnic_pkt *pkt)
 {
 	const struct srnic_opcode_info *info = srnic_opcode_info(pkt->opcode);
 
+	/* DC: a DCT answers from its attachments (srnic_dct.c) */
+	if (qp->dc == SRNIC_DC_DCT) {
+		srnic_dct_rcv(qp, pkt);
+		return;
+	}
 	srnic_cnp_np_rcv(qp, pkt);		/* DCQCN: CE mark -> CNP */
+	if (srnic_qp_is_dci(qp)) {
+		/* a DCI takes responses only */
+		if (!(info->flags & SRNIC_OPF_RESP))
+			srnic_count(qp->sdev, SRNIC_CNT_DC_NOT_DC_QP_DROPS);
+		else if (srnic_dci_rcv(qp, pkt))
+			srnic_comp_rcv(qp, pkt);
+		return;
+	}
 	if (srnic_qp_reliable(qp) &&
 	    READ_ONCE(qp->sdev->repath_timeouts))
 		srnic_recv_follow_peer(qp, pkt->skb);
@@ -410,6 +433,7 @@ static bool srnic_recv_dispatch(struct srnic_dev *sdev, struct srnic_pkt *pkt)
 {
 	const struct srnic_opcode_info *info = srnic_opcode_info(pkt->opcode);
 	struct srnic_qp *qp;
+	bool dc;
 
 	if (info->transport == SRNIC_TRANSPORT_CNP) {
 		srnic_cnp_rp_rcv(sdev, pkt);	/* DCQCN reaction point */
@@ -419,13 +443,21 @@ static bool srnic_recv_dispatch(struct srnic_dev *sdev, struct srnic_pkt *pkt)
 		srnic_mcast_rcv(sdev, pkt);
 		return false;
 	}
+	/* DC exists in native mode only (docs/dc.md) */
+	dc = info->transport == SRNIC_TRANSPORT_DC;
+	if (dc && sdev->mode != SRNIC_MODE_NATIVE) {
+		srnic_count(sdev, SRNIC_CNT_DC_NOT_DC_QP_DROPS);
+		return false;
+	}
 	qp = srnic_qp_get(sdev, pkt->qpn);
 	if (!qp) {
-		srnic_count(sdev, SRNIC_CNT_RX_NO_QP);
+		srnic_count(sdev, dc ? SRNIC_CNT_DC_UNKNOWN_DCT :
+				  SRNIC_CNT_RX_NO_QP);
 		return false;
 	}
 	if (!srnic_recv_qp_type_ok(qp, info->transport)) {
-		srnic_count(sdev, SRNIC_CNT_RX_BAD_HDR);
+		srnic_count(sdev, dc ? SRNIC_CNT_DC_NOT_DC_QP_DROPS :
+				  SRNIC_CNT_RX_BAD_HDR);
 		goto put;
 	}
 	if (srnic_recv_steer(qp, pkt->skb))

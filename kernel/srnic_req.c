@@ -31,8 +31,11 @@
 
 static bool srnic_wr_allowed(enum ib_qp_type type, u32 opcode, bool user)
 {
-	/* XRC: RC's remote operations, no invalidation, no local ops */
-	if (type == IB_QPT_XRC_INI)
+	/*
+	 * XRC and a DCI (the only IB_QPT_DRIVER QP that sends): RC's remote
+	 * operations, no invalidation, no local ops
+	 */
+	if (type == IB_QPT_XRC_INI || type == IB_QPT_DRIVER)
 		return opcode == IB_WR_SEND || opcode == IB_WR_SEND_WITH_IMM ||
 		       opcode == IB_WR_RDMA_WRITE ||
 		       opcode == IB_WR_RDMA_WRITE_WITH_IMM ||
@@ -114,6 +117,25 @@ static void srnic_swqe_reset_progress(struct srnic_send_wqe *wqe)
 }
 
 /*
+ * A DCI's WQE names its target (native ABI: struct srnic_dc_wr_addr at the
+ * start of wr.wr.ud.av, include/uapi/rdma/srnic.h): the AH, which must be
+ * of the QP's PD, the DCT number and its access key.
+ */
+static int srnic_swqe_dc_addr(struct srnic_qp *qp, const struct rxe_send_wqe *u,
+			      struct srnic_send_wqe *wqe)
+{
+	struct srnic_dc_wr_addr a;
+
+	BUILD_BUG_ON(sizeof(a) > sizeof(u->wr.wr.ud.av));
+	memcpy(&a, &u->wr.wr.ud.av, sizeof(a));
+	wqe->remote_qpn = a.dct_num & SRNIC_QPN_MASK;
+	wqe->dc_key = a.dc_key;
+	if (!a.ah_num)
+		return -EINVAL;
+	return srnic_ah_lookup_av(qp->sdev, qp->ibqp.pd, a.ah_num, &wqe->av);
+}
+
+/*
  * Copy one user WQE from the SQ ring into its shadow. The ring entry is read
  * exactly once (into @u, then the tail), so the user cannot change what was
  * validated.
@@ -162,6 +184,8 @@ static int srnic_swqe_from_user(struct srnic_qp *qp, u32 index,
 	/* native ABI: an XRC send WQE names its SRQ in wr.reserved */
 	if (qp->ibqp.qp_type == IB_QPT_XRC_INI)
 		wqe->xrc_srqn = u.wr.reserved & SRNIC_QPN_MASK;
+	if (srnic_qp_is_dci(qp) && srnic_swqe_dc_addr(qp, &u, wqe))
+		return -EINVAL;
 	if (qp->ibqp.qp_type == IB_QPT_UD || qp->ibqp.qp_type == IB_QPT_GSI) {
 		wqe->remote_qpn = u.wr.wr.ud.remote_qpn & SRNIC_QPN_MASK;
 		wqe->remote_qkey = u.wr.wr.ud.remote_qkey;
@@ -538,7 +562,8 @@ static bool srnic_req_window_open(struct srnic_qp *qp,
 	if ((is_read || srnic_wr_is_atomic(wqe->opcode)) &&
 	    qp->req.rd_outstanding >= max_t(u32, qp->attr.max_rd_atomic, 1))
 		return false;
-	return true;
+	/* DC: an attachment's first packet goes alone (srnic_dci.c) */
+	return !srnic_qp_is_dci(qp) || srnic_dci_window_open(qp);
 }
 
 /*
@@ -554,7 +579,9 @@ static bool srnic_req_ackreq(struct srnic_qp *qp, enum srnic_pkt_pos pos)
 {
 	bool ackreq;
 
+	/* DC: an attachment's first packet (qp->req.psn) goes alone */
 	ackreq = ((pos & SRNIC_POS_LAST) && !srnic_req_next_goes(qp)) ||
+		 (srnic_qp_is_dci(qp) && srnic_dci_attaching(qp, qp->req.psn)) ||
 		 ++qp->req.since_ackreq >= SRNIC_ACKREQ_EVERY ||
 		 (qp->dcqcn.active &&
 		  ktime_get_ns() - qp->req.ackreq_ns >=
@@ -578,6 +605,14 @@ static void srnic_req_ext_hdrs(struct srnic_qp *qp,
 	if (flags & SRNIC_OPF_XRCETH) {
 		srnic_xrceth_set(p, wqe->xrc_srqn);
 		p += SRNIC_XRCETH_LEN;
+	}
+	if (flags & SRNIC_OPF_DCETH) {
+		/* the packet's PSN is qp->req.psn still */
+		srnic_dceth_set(p, qp->dci.key,
+				srnic_dci_flags(qp, qp->req.psn,
+						srnic_req_timeout(qp)),
+				srnic_qpn(qp), qp->dci.gen);
+		p += SRNIC_DCETH_LEN;
 	}
 	if (flags & SRNIC_OPF_RETH) {
 		/* A resumed READ asks for the rest only. */
@@ -1190,6 +1225,18 @@ static struct sk_buff *srnic_req_next(struct srnic_qp *qp,
 		/* Local backpressure: see srnic_sched.c. */
 		if (srnic_sched_full(qp))
 			return NULL;
+		if (srnic_qp_is_dci(qp)) {
+			ret = srnic_dci_prepare(qp, wqe, srnic_req_idle(qp),
+						&pkt->skb, &pkt->ud_av);
+			if (ret == 2) {
+				/* a DETACH first, on the old path */
+				pkt->av = &pkt->ud_av;
+				pkt->pad = 0;
+				return pkt->skb;
+			}
+			if (ret == 0)
+				return NULL;
+		}
 		ret = srnic_req_build(qp, wqe, pkt);
 		if (ret == 0)
 			return NULL;
@@ -1293,9 +1340,10 @@ int srnic_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 	unsigned long flags;
 	int err = 0;
 
-	/* an XRC target has no send queue of its own */
+	/* an XRC target or a DCT has no send queue of its own */
 	if (state == IB_QPS_RESET || state == IB_QPS_INIT ||
-	    state == IB_QPS_RTR || ibqp->qp_type == IB_QPT_XRC_TGT) {
+	    state == IB_QPS_RTR || ibqp->qp_type == IB_QPT_XRC_TGT ||
+	    qp->dc == SRNIC_DC_DCT) {
 		if (bad_wr)
 			*bad_wr = wr;
 		return -EINVAL;

@@ -29,31 +29,51 @@
 static DEFINE_SPINLOCK(srnic_atomic_lock);
 
 /*
- * @opcode is RC's; an XRC target answers with the XRC transport's (IBA
- * A14: the same operations and headers under transport 0x5).
+ * The opcode a response of RC's @opcode goes with: an XRC target's is the
+ * XRC transport's (IBA A14: the same operations and headers under
+ * transport 0x5), a DC attachment's the DC transport's (docs/dc.md).
  */
-static u8 srnic_resp_transport(const struct srnic_qp *qp)
+static u8 srnic_resp_opcode(const struct srnic_qp *qp, u8 opcode)
 {
-	return qp->ibqp.qp_type == IB_QPT_XRC_TGT ? SRNIC_OPCODE_XRC : 0;
+	if (qp->ibqp.qp_type == IB_QPT_XRC_TGT)
+		return SRNIC_OPCODE_XRC | opcode;
+	if (qp->dc == SRNIC_DC_ATT)
+		return SRNIC_OPCODE_DC | opcode;
+	return opcode;
 }
 
+/*
+ * Where a response's headers after the BTH start: a DC attachment's carry
+ * a DCRETH first (the DCT and the attachment's generation).
+ */
+static void *srnic_resp_ext_start(const struct srnic_qp *qp,
+				  struct srnic_bth *bth)
+{
+	if (qp->dc != SRNIC_DC_ATT)
+		return bth + 1;
+	srnic_dcreth_set(bth + 1, srnic_qpn(qp), qp->dci.gen);
+	return (void *)(bth + 1) + SRNIC_DCRETH_LEN;
+}
+
+/* @opcode is RC's (srnic_resp_opcode()). */
 static void srnic_resp_xmit_ack(struct srnic_qp *qp, u8 opcode, u8 syn,
 				u32 psn, u32 msn, const u64 *orig)
 {
-	unsigned int hdr_len = srnic_opcode_hdr_len(opcode);
-	u8 tr = srnic_resp_transport(qp);
+	u8 wire = srnic_resp_opcode(qp, opcode);
 	struct srnic_bth *bth;
 	struct sk_buff *skb;
+	void *p;
 
-	skb = srnic_xmit_alloc(hdr_len, 0);
+	skb = srnic_xmit_alloc(srnic_opcode_hdr_len(wire), 0);
 	if (!skb)
 		return;
 	bth = (struct srnic_bth *)skb->data;
-	srnic_bth_init(bth, tr | opcode, false, false, 0, SRNIC_DEFAULT_PKEY,
+	srnic_bth_init(bth, wire, false, false, 0, SRNIC_DEFAULT_PKEY,
 		       qp->attr.dest_qp_num, false, psn);
-	srnic_aeth_set((struct srnic_aeth *)(bth + 1), syn, msn);
+	p = srnic_resp_ext_start(qp, bth);
+	srnic_aeth_set(p, syn, msn);
 	if (orig)
-		srnic_atmack_set((void *)(bth + 1) + SRNIC_AETH_LEN, *orig);
+		srnic_atmack_set(p + SRNIC_AETH_LEN, *orig);
 	if (opcode == IB_OPCODE_RC_ACKNOWLEDGE &&
 	    srnic_aeth_syn_type(syn) == SRNIC_AETH_ACK)
 		srnic_count(qp->sdev, SRNIC_CNT_ACK_SENT);
@@ -531,8 +551,8 @@ static int srnic_resp_atomic(struct srnic_qp *qp, struct srnic_pkt *pkt)
 {
 	struct srnic_resp_atomic_op op = {
 		.a = pkt->atmeth,
-		/* the operation, whatever the transport (RC or XRC) */
-		.cmp_swap = (pkt->opcode & ~SRNIC_OPCODE_XRC) ==
+		/* the operation, whatever the transport (RC, XRC or DC) */
+		.cmp_swap = (pkt->opcode & SRNIC_OPCODE_OP_MASK) ==
 			    IB_OPCODE_COMPARE_SWAP,
 	};
 	struct srnic_rd_atomic *rd;
@@ -1006,7 +1026,7 @@ static struct sk_buff *srnic_resp_build(struct srnic_qp *qp,
 	if (off + paylen >= rd->length)
 		pos |= SRNIC_POS_LAST;
 	*done = pos & SRNIC_POS_LAST;
-	opcode = srnic_resp_transport(qp) | srnic_opcode_read_resp(pos);
+	opcode = srnic_resp_opcode(qp, srnic_opcode_read_resp(pos));
 	pad = srnic_pad_count(paylen);
 	psn = srnic_psn_add(rd->psn, off / pmtu);
 
@@ -1016,7 +1036,7 @@ static struct sk_buff *srnic_resp_build(struct srnic_qp *qp,
 	bth = (struct srnic_bth *)skb->data;
 	srnic_bth_init(bth, opcode, false, false, pad, SRNIC_DEFAULT_PKEY,
 		       qp->attr.dest_qp_num, false, psn);
-	p = bth + 1;
+	p = srnic_resp_ext_start(qp, bth);
 	if (srnic_opcode_info(opcode)->flags & SRNIC_OPF_AETH)
 		srnic_aeth_set(p, srnic_aeth_syn_ack(SRNIC_AETH_CREDIT_INVALID),
 			       qp->resp.msn);

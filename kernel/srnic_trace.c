@@ -98,4 +98,18 @@ SRNIC_PROBE_FIELD(repath, old_sport);
 SRNIC_PROBE_FIELD(repath, new_sport);
 SRNIC_PROBE_FIELD(repath, cause);
 SRNIC_PROBE_END(repath, cause);
+
+SRNIC_PROBE_FIELD(dc_attach, dev);
+SRNIC_PROBE_FIELD(dc_attach, dci);
+SRNIC_PROBE_FIELD(dc_attach, dct);
+SRNIC_PROBE_FIELD(dc_attach, gen);
+SRNIC_PROBE_FIELD(dc_attach, gid);
+SRNIC_PROBE_END(dc_attach, gid);
+
+SRNIC_PROBE_FIELD(dc_detach, dev);
+SRNIC_PROBE_FIELD(dc_detach, dci);
+SRNIC_PROBE_FIELD(dc_detach, dct);
+SRNIC_PROBE_FIELD(dc_detach, gen);
+SRNIC_PROBE_FIELD(dc_detach, cause);
+SRNIC_PROBE_END(dc_detach, cause);
 #endif /* TRACEPOINTS_ENABLED */

@@ -16,6 +16,7 @@
 #if !defined(SRNIC_TRACE_H) || defined(TRACE_HEADER_MULTI_READ)
 #define SRNIC_TRACE_H
 
+#include <linux/in6.h>
 #include <linux/tracepoint.h>
 #include <uapi/rdma/srnic_probe.h>
 
@@ -292,6 +293,49 @@ TRACE_EVENT(srnic_repath,
 		      __entry->new_sport,
 		      __print_symbolic(__entry->cause, { 0, "timeout" },
 				       { 1, "peer" }))
+);
+
+/*
+ * DC (srnic_dct.c): a DCT made an attachment for initiator @dci at @gid
+ * (IPv6, or IPv4 v4-mapped), generation @gen.
+ */
+TRACE_EVENT(srnic_dc_attach,
+	    TP_PROTO(u32 dev, u32 dci, u32 dct, u32 gen,
+		     const struct in6_addr *gid),
+	    TP_ARGS(dev, dci, dct, gen, gid),
+	    TP_STRUCT__entry(__field(u32, dev)
+			     __field(u32, dci)
+			     __field(u32, dct)
+			     __field(u32, gen)
+			     __array(u8, gid, 16)),
+	    TP_fast_assign(__entry->dev = dev;
+			   __entry->dci = dci;
+			   __entry->dct = dct;
+			   __entry->gen = gen;
+			   memcpy(__entry->gid, gid, 16);),
+	    TP_printk("dev=%u dci=%u dct=%u gen=%u gid=%pI6c", __entry->dev,
+		      __entry->dci, __entry->dct, __entry->gen, __entry->gid)
+);
+
+/* DC: a DCT let go of an attachment; @cause: enum srnic_dc_cause. */
+TRACE_EVENT(srnic_dc_detach,
+	    TP_PROTO(u32 dev, u32 dci, u32 dct, u32 gen, u8 cause),
+	    TP_ARGS(dev, dci, dct, gen, cause),
+	    TP_STRUCT__entry(__field(u32, dev)
+			     __field(u32, dci)
+			     __field(u32, dct)
+			     __field(u32, gen)
+			     __field(u8, cause)),
+	    TP_fast_assign(__entry->dev = dev;
+			   __entry->dci = dci;
+			   __entry->dct = dct;
+			   __entry->gen = gen;
+			   __entry->cause = cause;),
+	    TP_printk("dev=%u dci=%u dct=%u gen=%u cause=%s", __entry->dev,
+		      __entry->dci, __entry->dct, __entry->gen,
+		      __print_symbolic(__entry->cause, { 0, "detach" },
+				       { 1, "idle" }, { 2, "lru" },
+				       { 3, "replaced" }, { 4, "destroy" }))
 );
 
 #endif /* SRNIC_TRACE_H */

@@ -47,6 +47,21 @@ void srnic_comp_rcv(struct srnic_qp *qp, struct srnic_pkt *pkt);
 bool srnic_comp_retire(struct srnic_qp *qp);
 void srnic_comp_fail_oldest(struct srnic_qp *qp, enum ib_wc_status status);
 
+/* srnic_dct.c: DC targets and their attachments (docs/dc.md) */
+int srnic_dct_create(struct srnic_qp *qp, u64 key);
+void srnic_dct_destroy(struct srnic_qp *qp);
+void srnic_dct_rcv(struct srnic_qp *qp, struct srnic_pkt *pkt);
+u32 srnic_dct_attachments(struct srnic_qp *qp);
+
+/* srnic_dci.c: DC initiators (docs/dc.md) */
+int srnic_dci_prepare(struct srnic_qp *qp, struct srnic_send_wqe *wqe,
+		      bool idle, struct sk_buff **detach, struct srnic_av *av);
+bool srnic_dci_window_open(struct srnic_qp *qp);
+bool srnic_dci_attaching(struct srnic_qp *qp, u32 psn);
+u8 srnic_dci_flags(struct srnic_qp *qp, u32 psn, unsigned long timeout);
+bool srnic_dci_rcv(struct srnic_qp *qp, struct srnic_pkt *pkt);
+void srnic_dci_reset(struct srnic_qp *qp);
+
 /* srnic_xmit.c */
 struct sk_buff *srnic_xmit_alloc(unsigned int hdr_len, unsigned int room);
 int srnic_xmit(struct srnic_dev *sdev, struct srnic_qp *qp,

@@ -290,6 +290,7 @@ static bool srnic_opcode_test_expected_valid(unsigned int op)
 	       (op >= 0x20 && op <= 0x2b) ||			/* UC */
 	       op == 0x64 || op == 0x65 ||			/* UD */
 	       (op >= 0xa0 && op <= 0xb7 && op != 0xb5) ||	/* XRC */
+	       (op >= 0xc0 && op <= 0xd4) || op == 0xde || op == 0xdf || /* DC */
 	       op == SRNIC_OPCODE_CNP;
 }
 
@@ -301,6 +302,8 @@ static unsigned int srnic_opcode_test_hdrs_len(u32 flags)
 		unsigned int len;
 	} hdrs[] = {
 		{ SRNIC_OPF_XRCETH,	sizeof(struct srnic_xrceth) },
+		{ SRNIC_OPF_DCETH,	sizeof(struct srnic_dceth) },
+		{ SRNIC_OPF_DCRETH,	sizeof(struct srnic_dcreth) },
 		{ SRNIC_OPF_RETH,	sizeof(struct srnic_reth) },
 		{ SRNIC_OPF_DETH,	sizeof(struct srnic_deth) },
 		{ SRNIC_OPF_AETH,	sizeof(struct srnic_aeth) },
@@ -340,8 +343,8 @@ static void opcode_table_valid_set(struct kunit *test)
 		n++;
 		KUNIT_EXPECT_NOT_NULL_MSG(test, info->name, "opcode %#04x", op);
 	}
-	/* RC 23, UC 12, UD 2, XRC 23, CNP 1 */
-	KUNIT_EXPECT_EQ(test, n, 61U);
+	/* RC 23, UC 12, UD 2, XRC 23, DC 21 + DETACH (ACK) 2, CNP 1 */
+	KUNIT_EXPECT_EQ(test, n, 84U);
 }
 
 static void opcode_table_entries_consistent(struct kunit *test)
@@ -368,6 +371,20 @@ static void opcode_table_entries_consistent(struct kunit *test)
 				       (f & SRNIC_OPF_RETH) &&
 				       (f & SRNIC_OPF_DETH), "%s", name);
 
+		/* DC headers exactly on DC packets, by direction */
+		KUNIT_EXPECT_EQ_MSG(test, !!(f & SRNIC_OPF_DCETH),
+				    info->transport == SRNIC_TRANSPORT_DC &&
+				    (f & SRNIC_OPF_REQ), "%s", name);
+		KUNIT_EXPECT_EQ_MSG(test, !!(f & SRNIC_OPF_DCRETH),
+				    info->transport == SRNIC_TRANSPORT_DC &&
+				    (f & SRNIC_OPF_RESP), "%s", name);
+		if (f & SRNIC_OPF_DC_CTL) {
+			/* DETACH and its ACK: a DC header and nothing else */
+			KUNIT_EXPECT_EQ(test, info->wr_mask, 0U);
+			KUNIT_EXPECT_EQ(test, info->pos, SRNIC_POS_ONLY);
+			KUNIT_EXPECT_FALSE(test, f & SRNIC_OPF_PAYLOAD);
+			continue;
+		}
 		if (info->transport == SRNIC_TRANSPORT_CNP) {
 			KUNIT_EXPECT_EQ(test, f & ~SRNIC_OPF_VALID,
 					(u32)SRNIC_OPF_CNP_RSVD);
@@ -439,6 +456,73 @@ static void opcode_table_entries_consistent(struct kunit *test)
 		if (info->transport == SRNIC_TRANSPORT_UD)
 			KUNIT_EXPECT_EQ(test, info->pos, SRNIC_POS_ONLY);
 	}
+}
+
+/*
+ * DC's operations are RC's (docs/dc.md): at SRNIC_OPCODE_DC | op the same
+ * flags, position and work requests (but SEND with invalidate), plus a
+ * DCETH on requests and a DCRETH on responses.
+ */
+static void opcode_table_dc_is_rc(struct kunit *test)
+{
+	unsigned int op, n = 0;
+
+	for (op = 0; op <= IB_OPCODE_FETCH_ADD; op++) {
+		const struct srnic_opcode_info *rc =
+			srnic_opcode_info(IB_OPCODE_RC | op);
+		const struct srnic_opcode_info *dc =
+			srnic_opcode_info(SRNIC_OPCODE_DC | op);
+		u32 ext = (rc->flags & SRNIC_OPF_REQ) ? SRNIC_OPF_DCETH :
+			  SRNIC_OPF_DCRETH;
+		unsigned int len = (rc->flags & SRNIC_OPF_REQ) ?
+				   SRNIC_DCETH_LEN : SRNIC_DCRETH_LEN;
+
+		KUNIT_ASSERT_TRUE(test, srnic_opcode_valid(IB_OPCODE_RC | op));
+		n++;
+		KUNIT_EXPECT_EQ_MSG(test, dc->flags, rc->flags | ext,
+				    "op %#04x", op);
+		KUNIT_EXPECT_EQ_MSG(test, dc->wr_mask,
+				    rc->wr_mask & ~BIT(IB_WR_SEND_WITH_INV),
+				    "op %#04x", op);
+		KUNIT_EXPECT_EQ_MSG(test, dc->pos, rc->pos, "op %#04x", op);
+		KUNIT_EXPECT_EQ_MSG(test, dc->hdr_len, rc->hdr_len + len,
+				    "op %#04x", op);
+		KUNIT_EXPECT_STREQ(test, dc->name + 2, rc->name + 2);
+	}
+	KUNIT_EXPECT_EQ(test, n, 21U);
+	/* no SEND with invalidate over DC */
+	KUNIT_EXPECT_FALSE(test, srnic_opcode_valid(SRNIC_OPCODE_DC | 0x16));
+	KUNIT_EXPECT_FALSE(test, srnic_opcode_valid(SRNIC_OPCODE_DC | 0x17));
+	KUNIT_EXPECT_EQ(test, srnic_opcode_hdr_len(SRNIC_OPCODE_DC_DETACH),
+			(unsigned int)(SRNIC_BTH_LEN + SRNIC_DCETH_LEN));
+	KUNIT_EXPECT_EQ(test, srnic_opcode_hdr_len(SRNIC_OPCODE_DC_DETACH_ACK),
+			(unsigned int)(SRNIC_BTH_LEN + SRNIC_DCRETH_LEN));
+}
+
+/* DCETH and DCRETH round trip, big endian, the DCI/DCT number 24 bits. */
+static void dc_headers_round_trip(struct kunit *test)
+{
+	static const u8 want[SRNIC_DCETH_LEN] = {
+		0x01, 0x23, 0x45, 0x67, 0x89, 0xab, 0xcd, 0xef,
+		0x8a, 0x12, 0x34, 0x56, 0xfe, 0xdc, 0xba, 0x98,
+	};
+	struct srnic_dceth d;
+	struct srnic_dcreth r;
+	u8 *b = (u8 *)&r;
+
+	srnic_dceth_set(&d, 0x0123456789abcdefULL, SRNIC_DCETH_ATTACH | 10,
+			0xff123456, 0xfedcba98);
+	KUNIT_EXPECT_EQ(test, memcmp(&d, want, sizeof(want)), 0);
+	KUNIT_EXPECT_EQ(test, srnic_dceth_key(&d), 0x0123456789abcdefULL);
+	KUNIT_EXPECT_EQ(test, srnic_dceth_flags(&d),
+			(u8)(SRNIC_DCETH_ATTACH | 10));
+	KUNIT_EXPECT_EQ(test, srnic_dceth_dci(&d), 0x123456U);
+	KUNIT_EXPECT_EQ(test, srnic_dceth_gen(&d), 0xfedcba98U);
+
+	srnic_dcreth_set(&r, 0xab654321, 7);
+	KUNIT_EXPECT_EQ(test, b[0], 0);		/* reserved */
+	KUNIT_EXPECT_EQ(test, srnic_dcreth_dctn(&r), 0x654321U);
+	KUNIT_EXPECT_EQ(test, srnic_dcreth_gen(&r), 7U);
 }
 
 /*
@@ -536,6 +620,7 @@ static void opcode_table_known_lengths(struct kunit *test)
 
 static const enum ib_qp_type srnic_opcode_test_qpts[] = {
 	IB_QPT_RC, IB_QPT_UC, IB_QPT_UD, IB_QPT_GSI, IB_QPT_XRC_INI,
+	IB_QPT_DRIVER,
 };
 
 static u8 srnic_opcode_test_transport(enum ib_qp_type qpt)
@@ -545,6 +630,8 @@ static u8 srnic_opcode_test_transport(enum ib_qp_type qpt)
 		return SRNIC_TRANSPORT_RC;
 	case IB_QPT_XRC_INI:
 		return SRNIC_TRANSPORT_XRC;
+	case IB_QPT_DRIVER:
+		return SRNIC_TRANSPORT_DC;
 	case IB_QPT_UC:
 		return SRNIC_TRANSPORT_UC;
 	default:
@@ -593,7 +680,8 @@ static void wr_to_opcode_agrees_with_table(struct kunit *test)
 	 * RC: SEND x3 and WRITE x2 at 4 positions, READ x2 + 2 atomics once;
 	 * UC: SEND x2 and WRITE x2 at 4 positions; UD and GSI: 2 each.
 	 */
-	KUNIT_EXPECT_EQ(test, hits, 20U + 4 + 16 + 2 + 2 + 20 + 4);
+	/* DC (IB_QPT_DRIVER: a DCI): RC's less SEND with invalidate */
+	KUNIT_EXPECT_EQ(test, hits, 20U + 4 + 16 + 2 + 2 + 20 + 4 + 16 + 4);
 	KUNIT_EXPECT_EQ(test, srnic_opcode_for_wr(IB_QPT_RC, IB_WR_SEND, 4),
 			-EINVAL);
 	KUNIT_EXPECT_EQ(test, srnic_opcode_for_wr(IB_QPT_XRC_TGT, IB_WR_SEND,
@@ -611,7 +699,9 @@ static void opcode_to_wr_round_trips(struct kunit *test)
 		const struct srnic_opcode_info *info = srnic_opcode_info(op);
 		enum ib_qp_type qpt;
 
-		if (!(info->flags & SRNIC_OPF_REQ))
+		/* DC DETACH: no work request's */
+		if (!(info->flags & SRNIC_OPF_REQ) ||
+		    (info->flags & SRNIC_OPF_DC_CTL))
 			continue;
 		switch (info->transport) {
 		case SRNIC_TRANSPORT_RC:
@@ -622,6 +712,9 @@ static void opcode_to_wr_round_trips(struct kunit *test)
 			break;
 		case SRNIC_TRANSPORT_XRC:
 			qpt = IB_QPT_XRC_INI;
+			break;
+		case SRNIC_TRANSPORT_DC:
+			qpt = IB_QPT_DRIVER;
 			break;
 		default:
 			qpt = IB_QPT_UD;
@@ -734,6 +827,8 @@ static struct kunit_case srnic_opcode_test_cases[] = {
 	KUNIT_CASE(opcode_table_valid_set),
 	KUNIT_CASE(opcode_table_entries_consistent),
 	KUNIT_CASE(opcode_table_uc_is_rc),
+	KUNIT_CASE(opcode_table_dc_is_rc),
+	KUNIT_CASE(dc_headers_round_trip),
 	KUNIT_CASE(opcode_table_known_lengths),
 	KUNIT_CASE(wr_to_opcode_agrees_with_table),
 	KUNIT_CASE(opcode_to_wr_round_trips),

@@ -54,6 +54,12 @@ Result<std::vector<DriverAttr>> parse_driver(const nlattr *table) {
     case RDMA_NLDEV_ATTR_DRIVER_STRING:
       if (mnl_attr_validate(a, MNL_TYPE_NUL_STRING) < 0)
         return Error{EPROTO, "bad driver attribute name"};
+      // rdma_nl_put_driver_string(): a name, then its value, both strings
+      if (name) {
+        attrs.push_back(DriverAttr{*name, 0, false, false, std::string(mnl_attr_get_str(a))});
+        name.reset();
+        break;
+      }
       name = mnl_attr_get_str(a);
       hex = false;
       break;
@@ -69,7 +75,7 @@ Result<std::vector<DriverAttr>> parse_driver(const nlattr *table) {
       bool wide = type == RDMA_NLDEV_ATTR_DRIVER_U64 || type == RDMA_NLDEV_ATTR_DRIVER_S64;
       if (!name || mnl_attr_validate(a, wide ? MNL_TYPE_U64 : MNL_TYPE_U32) < 0)
         return Error{EPROTO, "driver attribute value without a name, or of a bad size"};
-      DriverAttr d{*name, 0, false, hex};
+      DriverAttr d{*name, 0, false, hex, std::nullopt};
       switch (type) {
       case RDMA_NLDEV_ATTR_DRIVER_U32:
         d.value = mnl_attr_get_u32(a);
@@ -130,12 +136,17 @@ void print_qp(Output &out, const QpRes &qp) {
   if (qp.rqpn)
     out.field("rqpn", *qp.rqpn);
   if (qp.type)
-    out.field("type", qp_type_name(*qp.type));
+    out.field("type", qp_type_shown(qp));
   if (qp.state)
     out.field("state", qp_state_name(*qp.state));
   nlohmann::ordered_json drv = nlohmann::ordered_json::object();
   std::vector<std::string> text;
   for (const DriverAttr &d : qp.driver) {
+    if (d.text) {
+      drv[d.name] = *d.text;
+      text.push_back(fmt::format("{}={}", d.name, *d.text));
+      continue;
+    }
     if (d.is_signed)
       drv[d.name] = d.value;
     else
@@ -248,9 +259,21 @@ std::string_view qp_type_name(std::uint8_t type) {
     return "XRC_INI";
   case 10:
     return "XRC_TGT";
+  case 0xff:
+    return "DRIVER";
   default:
     return "UNKNOWN";
   }
+}
+
+std::string qp_type_shown(const QpRes &qp) {
+  if (!qp.type)
+    return "UNKNOWN";
+  if (*qp.type == 0xff)
+    for (const DriverAttr &d : qp.driver)
+      if (d.name == "dc_type" && d.text)
+        return *d.text;
+  return std::string(qp_type_name(*qp.type));
 }
 
 void cmd_qp(CLI::App &root, Action &action) {

@@ -22,6 +22,7 @@ struct DriverAttr {
   std::int64_t value = 0; // u64 values above INT64_MAX do not occur in practice
   bool is_signed = false;
   bool hex = false; // RDMA_NLDEV_PRINT_TYPE_HEX
+  std::optional<std::string> text; // a string attribute's value (DC: dc_type)
 };
 
 struct QpRes {
@@ -46,5 +47,7 @@ Result<std::vector<QpRes>> dump_qps(std::uint32_t dev_index);
 
 std::string_view qp_state_name(std::uint8_t state);
 std::string_view qp_type_name(std::uint8_t type);
+// The type to show: a DC QP (ib_core's DRIVER) by its dc_type, DCI or DCT.
+std::string qp_type_shown(const QpRes &qp);
 
 } // namespace srnic::ctl

@@ -80,6 +80,8 @@ struct srnic_qp {
 	unsigned int wr_count;
 	struct rxe_send_wqe *wr_cur;
 	int wr_err;
+	/* DC (srnic_dc.c): SRNIC_DC_TYPE_DCI or _DCT, 0 for other QPs */
+	uint32_t dc_type;
 };
 
 struct srnic_ah {
@@ -106,6 +108,9 @@ static inline struct srnic_ah *to_srnic_ah(struct ibv_ah *ah)
 {
 	return SRNIC_STRUCT_OF(ah, struct srnic_ah, ibv_ah);
 }
+
+/* srnic_main.c */
+bool srnic_is_srnic_device(struct ibv_device *dev);
 
 /* srnic_abi.c */
 int srnic_rdma_core_release(const char *libibverbs_path);
@@ -166,6 +171,11 @@ struct ibv_qp *srnic_open_qp(struct ibv_context *context,
 int srnic_destroy_qp(struct ibv_qp *ibqp);
 int srnic_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
 		    struct ibv_recv_wr **bad_wr);
+struct srnic_qp *srnic_qp_alloc(void);
+void srnic_qp_free(struct srnic_qp *qp);
+int srnic_qp_map(struct srnic_qp *qp, int cmd_fd,
+		 const struct rxe_create_qp_resp *drv, bool has_rq);
+void srnic_qp_set_limits(struct srnic_qp *qp, const struct ibv_qp_cap *cap);
 
 /* srnic_mw.c */
 struct ibv_mw *srnic_alloc_mw(struct ibv_pd *pd, enum ibv_mw_type type);
@@ -180,6 +190,7 @@ void srnic_wqe_fill_bind(struct rxe_send_wqe *wqe, const struct ibv_mw *mw,
 /* srnic_wr.c */
 bool srnic_wr_ops_supported(uint64_t send_ops_flags);
 void srnic_qp_set_wr_ops(struct srnic_qp *qp);
+void srnic_wr_fail(struct srnic_qp *qp, int err);
 
 /* srnic_send.c */
 bool srnic_opcode_ok(enum ibv_qp_type type, enum ibv_wr_opcode op);

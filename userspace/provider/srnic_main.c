@@ -344,3 +344,9 @@ __attribute__((constructor)) static void srnic_register(void)
 	srnic_runtime_ok();
 	verbs_register_driver_34(&srnic_dev_ops);
 }
+
+/* Is @dev one of this provider's (srnicdv.h: refuse anyone else's)? */
+bool srnic_is_srnic_device(struct ibv_device *dev)
+{
+	return dev && ((struct verbs_device *)dev)->ops == &srnic_dev_ops;
+}

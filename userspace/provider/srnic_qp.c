@@ -32,7 +32,7 @@ static bool srnic_qp_type_ok(enum ibv_qp_type type)
  * Bound the limits the kernel granted by what a slot of each mapped ring
  * holds, so that no post can write past a slot whatever the kernel said.
  */
-static void srnic_qp_set_limits(struct srnic_qp *qp,
+void srnic_qp_set_limits(struct srnic_qp *qp,
 				const struct ibv_qp_cap *cap)
 {
 	size_t sq_room = 0, rq_room = 0;
@@ -53,7 +53,7 @@ static void srnic_qp_set_limits(struct srnic_qp *qp,
 		qp->max_recv_sge = rq_room / sizeof(struct rxe_sge);
 }
 
-static int srnic_qp_map(struct srnic_qp *qp, int cmd_fd,
+int srnic_qp_map(struct srnic_qp *qp, int cmd_fd,
 			const struct rxe_create_qp_resp *drv, bool has_rq)
 {
 	int err;
@@ -70,7 +70,7 @@ static int srnic_qp_map(struct srnic_qp *qp, int cmd_fd,
 }
 
 /* A zeroed QP with its locks; NULL with errno set on failure. */
-static struct srnic_qp *srnic_qp_alloc(void)
+struct srnic_qp *srnic_qp_alloc(void)
 {
 	struct srnic_qp *qp = calloc(1, sizeof(*qp));
 	int err;
@@ -89,7 +89,7 @@ static struct srnic_qp *srnic_qp_alloc(void)
 	return NULL;
 }
 
-static void srnic_qp_free(struct srnic_qp *qp)
+void srnic_qp_free(struct srnic_qp *qp)
 {
 	pthread_spin_destroy(&qp->rq_lock);
 	pthread_spin_destroy(&qp->sq_lock);

@@ -31,6 +31,14 @@ bool srnic_opcode_ok(enum ibv_qp_type type, enum ibv_wr_opcode op)
 		       op == IBV_WR_ATOMIC_FETCH_AND_ADD;
 	if (type == IBV_QPT_XRC_RECV)
 		return false;
+	/* a DCI (srnicdv.h): RC's remote operations but SEND with invalidate */
+	if (type == IBV_QPT_DRIVER)
+		return op == IBV_WR_SEND || op == IBV_WR_SEND_WITH_IMM ||
+		       op == IBV_WR_RDMA_WRITE ||
+		       op == IBV_WR_RDMA_WRITE_WITH_IMM ||
+		       op == IBV_WR_RDMA_READ ||
+		       op == IBV_WR_ATOMIC_CMP_AND_SWP ||
+		       op == IBV_WR_ATOMIC_FETCH_AND_ADD;
 	switch (op) {
 	case IBV_WR_SEND:
 	case IBV_WR_SEND_WITH_IMM:
@@ -73,7 +81,8 @@ static int srnic_send_wr_check(const struct srnic_qp *qp,
 	enum ibv_qp_type type = qp->vqp.qp.qp_type;
 	uint64_t len;
 
-	if (!srnic_opcode_ok(type, wr->opcode))
+	/* a DCI's target is set through the ibv_wr_*() API only (srnicdv.h) */
+	if (!srnic_opcode_ok(type, wr->opcode) || type == IBV_QPT_DRIVER)
 		return EINVAL;
 	/* a bind carries no data: its scatter list is not read */
 	if (wr->opcode == IBV_WR_BIND_MW)

@@ -16,6 +16,8 @@
 #include <errno.h>
 #include <string.h>
 
+#include <uapi/rdma/srnic.h>
+
 #include "srnic.h"
 
 #define SRNIC_WR_OPS (IBV_QP_EX_WITH_RDMA_WRITE |			\
@@ -39,7 +41,7 @@ static struct srnic_qp *qpx_to_srnic(struct ibv_qp_ex *qpx)
 	return to_srnic_qp(&qpx->qp_base);
 }
 
-static void srnic_wr_fail(struct srnic_qp *qp, int err)
+void srnic_wr_fail(struct srnic_qp *qp, int err)
 {
 	if (!qp->wr_err)
 		qp->wr_err = err;
@@ -56,7 +58,10 @@ static struct rxe_send_wqe *srnic_wr_open(struct ibv_qp_ex *qpx,
 
 	if (qp->wr_err)
 		return NULL;
-	if (!srnic_opcode_ok(qpx->qp_base.qp_type, opcode)) {
+	/* a DCT sends nothing of its own */
+	if (!srnic_opcode_ok(qpx->qp_base.qp_type, opcode) ||
+	    (qpx->qp_base.qp_type == IBV_QPT_DRIVER &&
+	     qp->dc_type != SRNIC_DC_TYPE_DCI)) {
 		srnic_wr_fail(qp, EINVAL);
 		return NULL;
 	}

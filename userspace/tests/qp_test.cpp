@@ -125,6 +125,35 @@ TEST(ParseQp, ValueWithoutNameIsMalformed) {
   EXPECT_FALSE(parse_qp_res(*nlh));
 }
 
+// A DC QP: ib_core's type DRIVER, its kind in the string attribute dc_type
+// (rdma_nl_put_driver_string(): two strings, name then value).
+TEST(ParseQp, DcQpShownByItsDcType) {
+  test::MsgBuf buf;
+  nlmsghdr *nlh = put_one_qp_reply(buf, [](nlmsghdr *n) {
+    mnl_attr_put_u32(n, RDMA_NLDEV_ATTR_RES_LQPN, 21);
+    mnl_attr_put_u8(n, RDMA_NLDEV_ATTR_RES_TYPE, 0xff);
+    nlattr *drv = mnl_attr_nest_start(n, RDMA_NLDEV_ATTR_DRIVER);
+    mnl_attr_put_strz(n, RDMA_NLDEV_ATTR_DRIVER_STRING, "dc_type");
+    mnl_attr_put_strz(n, RDMA_NLDEV_ATTR_DRIVER_STRING, "DCT");
+    mnl_attr_put_strz(n, RDMA_NLDEV_ATTR_DRIVER_STRING, "dc_attachments");
+    mnl_attr_put_u32(n, RDMA_NLDEV_ATTR_DRIVER_U32, 3);
+    mnl_attr_nest_end(n, drv);
+  });
+  Result<std::vector<QpRes>> qps = parse_qp_res(*nlh);
+  ASSERT_TRUE(qps) << to_string(qps.error());
+  ASSERT_EQ(qps->size(), 1u);
+  const QpRes &qp = (*qps)[0];
+  ASSERT_EQ(qp.driver.size(), 2u);
+  EXPECT_EQ(qp.driver[0].name, "dc_type");
+  ASSERT_TRUE(qp.driver[0].text);
+  EXPECT_EQ(*qp.driver[0].text, "DCT");
+  EXPECT_EQ(qp.driver[1].name, "dc_attachments");
+  EXPECT_EQ(qp.driver[1].value, 3);
+  EXPECT_FALSE(qp.driver[1].text);
+  EXPECT_EQ(qp_type_name(*qp.type), "DRIVER");
+  EXPECT_EQ(qp_type_shown(qp), "DCT");
+}
+
 TEST(QpNames, StatesAndTypes) {
   EXPECT_EQ(qp_state_name(0), "RESET");
   EXPECT_EQ(qp_state_name(6), "ERR");

@@ -25,7 +25,23 @@
  * without driver data and has no rings; its create and open responses
  * carry no driver part. XRC SRQs are created with the rxe SRQ command and
  * response (struct rxe_create_srq_resp: ring and srq_num). srnic's XRC
- * takes SENDs, RDMA WRITEs and atomics, not RDMA READ.
+ * takes SENDs, RDMA WRITEs, RDMA READs and atomics.
+ *
+ * DC, Dynamically Connected (native mode only, docs/dc.md): a DC QP is
+ * created with qp_type IB_QPT_DRIVER and, as the create-QP command's driver
+ * data, struct srnic_create_dc_qp: dc_type SRNIC_DC_TYPE_DCI (an initiator:
+ * a send queue whose WQEs each name their target) or SRNIC_DC_TYPE_DCT (a
+ * target: receives into the SRQ it must be created with, answers requests
+ * that carry its dct_access_key). The response is struct rxe_create_qp_resp
+ * (a DCT's send queue and a DCI's receive queue are never used). A DCI's
+ * send WQE carries struct srnic_dc_wr_addr at the start of struct
+ * rxe_send_wr's wr.ud.av (SRNIC_DC_ADDR_FIELD), which no DCI operation's
+ * part of that union reaches: the AH (wr.ud.ah_num's number, of the QP's
+ * PD), the DCT number and its access key. DC QPs move RESET -> INIT -> RTR
+ * -> RTS with no remote attribute; path MTU, timeout, retry counts and
+ * max_rd_atomic (at most SRNIC_DC_MAX_RD_ATOMIC) are optional. A device in
+ * the default mode refuses IB_QPT_DRIVER (EOPNOTSUPP). DC opcodes: the
+ * transport 0xc0 (docs/dc.md).
  *
  *   /sys/class/infiniband/<dev>/SRNIC_SYSFS_GROUP/
  *       SRNIC_SYSFS_VERSION   module version, "x.y.z\n"
@@ -63,6 +79,25 @@
 #define SRNIC_NATIVE_ABI_VERSION	16
 /* struct rxe_send_wr field that holds an XRC send WQE's remote SRQ number */
 #define SRNIC_XRC_SRQN_FIELD	reserved
+/* DC (native mode): the create-QP driver data of an IB_QPT_DRIVER QP */
+#define SRNIC_DC_TYPE_DCT	1
+#define SRNIC_DC_TYPE_DCI	2
+#define SRNIC_DC_MAX_RD_ATOMIC	16
+
+struct srnic_create_dc_qp {
+	__u32		dc_type;	/* SRNIC_DC_TYPE_* */
+	__u32		reserved;	/* 0 */
+	__aligned_u64	dct_access_key;	/* DCT: the key requests must carry */
+};
+
+/* DC: a DCI send WQE's target, at rxe_send_wr.SRNIC_DC_ADDR_FIELD */
+#define SRNIC_DC_ADDR_FIELD	wr.ud.av
+struct srnic_dc_wr_addr {
+	__u32		ah_num;		/* the address handle (create_ah's) */
+	__u32		dct_num;	/* the DCT number, bits 23:0 */
+	__aligned_u64	dc_key;		/* the DCT's access key */
+};
+
 #define SRNIC_SYSFS_GROUP	"srnic"
 #define SRNIC_SYSFS_VERSION	"version"
 #define SRNIC_SYSFS_NETDEV	"netdev"

@@ -21,6 +21,8 @@
  *   srnic_wqe_post     the requester takes a send WQE from the send queue
  *   srnic_wqe_done     a completion is posted (status != 0: error completion)
  *   srnic_repath       an RC QP's packets move to a new UDP source port
+ *   srnic_dc_attach    a DCT made an attachment for an initiator (DC)
+ *   srnic_dc_detach    a DCT let go of an attachment (DC), and why
  *
  * @dev is the ib_device index (as in `rdma dev`), @qpn the local QP number.
  */
@@ -37,6 +39,15 @@ enum srnic_retx_cause {
 	SRNIC_RETX_SEQ_NAK	= 1,	/* PSN sequence error NAK received */
 	SRNIC_RETX_RNR_NAK	= 2,	/* RNR NAK timer expired */
 	SRNIC_RETX_READ_GAP	= 3,	/* RDMA READ response missing */
+};
+
+/* srnic_dc_detach.cause */
+enum srnic_dc_cause {
+	SRNIC_DC_CAUSE_DETACH	= 0,	/* the initiator's DETACH */
+	SRNIC_DC_CAUSE_IDLE	= 1,	/* idle for dc_idle_ms */
+	SRNIC_DC_CAUSE_LRU	= 2,	/* evicted for a new attachment */
+	SRNIC_DC_CAUSE_REPLACED	= 3,	/* the initiator attached anew */
+	SRNIC_DC_CAUSE_DESTROY	= 4,	/* the DCT was destroyed */
 };
 
 /* srnic_repath.cause */
@@ -130,6 +141,24 @@ struct srnic_probe_wqe_done {
 	__u8	status;			/* enum ib_wc_status; != 0 is an error */
 	__u8	opcode;			/* enum ib_wc_opcode */
 	__u8	is_recv;		/* 1: receive queue, 0: send queue */
+};
+
+struct srnic_probe_dc_attach {
+	__u64	common;
+	__u32	dev;
+	__u32	dci;			/* the initiator's DCI number */
+	__u32	dct;			/* the DCT number */
+	__u32	gen;			/* the attachment generation */
+	__u8	gid[16];		/* the initiator's address (IPv6 or v4-mapped) */
+};
+
+struct srnic_probe_dc_detach {
+	__u64	common;
+	__u32	dev;
+	__u32	dci;
+	__u32	dct;
+	__u32	gen;
+	__u8	cause;			/* enum srnic_dc_cause */
 };
 
 struct srnic_probe_repath {

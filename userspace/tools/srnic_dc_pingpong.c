@@ -1,0 +1,1023 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * srnic_dc_pingpong: Dynamically Connected QPs (docs/dc.md) between two
+ * srnic devices in native mode, every byte and value checked. Shaped after
+ * ibv_rc_pingpong: a server and a client exchange what they need (GID, DCT
+ * numbers, access key, a memory region) over TCP, then move data with DC.
+ *
+ *   srnic_dc_pingpong -d srnic0 -g 1 [-n DCTS] [-c CLIENTS] -s         server
+ *   srnic_dc_pingpong -d srnic1 -g 1 -m MODE [-i N] [-q DCIS] HOST     client
+ *
+ * The server makes DCTS DCTs (one key) on one SRQ and CQ, one DCI to echo
+ * with, and a memory region (a 16 KiB region per DCT or client slot and a
+ * 64-bit atomic slot per DCT). It checks every SEND it receives: the DCT
+ * it arrived on, its length, every payload byte, and that each sender's
+ * sequence numbers come one by one (in order, exactly once). It serves
+ * CLIENTS clients, concurrently, and exits 0 if nothing was wrong. A
+ * client that dies is forgotten; the DCTs keep serving.
+ *
+ * Client modes:
+ *   ping     N SENDs to DCT 0, each echoed back (server DCI -> client DCT)
+ *   multi    N rounds over every DCT in turn: SEND, RDMA WRITE, RDMA READ
+ *            (compared with what was written), FETCH_ADD and CMP_SWP (the
+ *            values they return checked; the server checks the slots)
+ *   flood    Q DCIs, N SENDs each to DCT 0, interleaved, then a WRITE and
+ *            READ each in its own part of the client's region
+ *   badkey   a SEND with a wrong access key must fail with
+ *            IBV_WC_REM_ACCESS_ERR; then, reset, the right key works
+ *   unknown  a SEND to a DCT number nobody has must fail (retries run out)
+ *   forever  SENDs to DCT 0 until killed
+ * Output: "ok NAME" / "not ok NAME: why" lines, "# ..." information, and
+ * "srnic_dc_pingpong: done" at the end; exit status 0 iff all ok.
+ */
+#define _GNU_SOURCE
+#include <arpa/inet.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <netdb.h>
+#include <poll.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <infiniband/srnicdv.h>
+#include <infiniband/verbs.h>
+
+#define PORT		18515
+#define MAX_DCT		64
+#define MAX_CLIENTS	16
+#define MAX_DCI		8
+#define REGION		16384
+#define CHUNK		(REGION / MAX_DCI)
+#define MSG_MAX		4096
+#define SRQ_DEPTH	256
+#define MAGIC		0x44435050u	/* "DCPP" */
+#define F_ECHO		1u
+
+struct msg {
+	uint32_t magic;
+	uint32_t client;
+	uint32_t dct;
+	uint32_t dci;
+	uint32_t seq;
+	uint32_t len;
+	uint32_t flags;
+	uint32_t pad;
+};
+
+struct peer {			/* what the other side told us */
+	union ibv_gid gid;
+	uint32_t ndct;
+	uint32_t dctn[MAX_DCT];
+	uint64_t key;
+	uint32_t rkey;
+	uint64_t addr;
+	uint32_t slot;
+};
+
+struct dev {
+	struct ibv_context *ctx;
+	struct ibv_pd *pd;
+	struct ibv_cq *scq, *rcq;
+	struct ibv_srq *srq;
+	struct ibv_mr *mr, *rmr;
+	uint8_t *buf;		/* local: send/read buffer */
+	uint8_t *rbuf;		/* receive buffers, SRQ_DEPTH slots */
+	int gidx;
+	union ibv_gid gid;
+};
+
+static int fails;
+
+static void ok(const char *name)
+{
+	printf("ok %s\n", name);
+	fflush(stdout);
+}
+
+static void bad(const char *name, const char *why)
+{
+	fails++;
+	printf("not ok %s: %s\n", name, why);
+	fflush(stdout);
+}
+
+static void die(const char *what)
+{
+	printf("not ok setup: %s: %s\n", what, strerror(errno));
+	exit(1);
+}
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static uint8_t pat(uint32_t client, uint32_t seq, uint32_t dct, uint32_t k)
+{
+	return (uint8_t)(client * 7 + seq * 13 + dct * 3 + k);
+}
+
+/* ------------------------------------------------------------ verbs */
+
+static void dev_open(struct dev *d, const char *name, int gidx)
+{
+	struct ibv_device **list = ibv_get_device_list(NULL);
+	size_t rsize = (size_t)SRQ_DEPTH * (sizeof(struct msg) + MSG_MAX);
+	size_t bsize = (size_t)MAX_DCT * REGION + MAX_DCT * 8;
+	int i, acc = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
+		     IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC;
+
+	for (i = 0; list && list[i]; i++)
+		if (!strcmp(ibv_get_device_name(list[i]), name))
+			break;
+	if (!list || !list[i]) {
+		errno = ENODEV;
+		die(name);
+	}
+	d->ctx = ibv_open_device(list[i]);
+	ibv_free_device_list(list);
+	if (!d->ctx)
+		die("ibv_open_device");
+	d->gidx = gidx;
+	if (ibv_query_gid(d->ctx, 1, gidx, &d->gid))
+		die("ibv_query_gid");
+	d->pd = ibv_alloc_pd(d->ctx);
+	d->scq = ibv_create_cq(d->ctx, 512, NULL, NULL, 0);
+	d->rcq = ibv_create_cq(d->ctx, 1024, NULL, NULL, 0);
+	if (!d->pd || !d->scq || !d->rcq)
+		die("pd/cq");
+	d->buf = aligned_alloc(4096, bsize);
+	d->rbuf = aligned_alloc(4096, rsize);
+	if (!d->buf || !d->rbuf)
+		die("malloc");
+	memset(d->buf, 0, bsize);
+	d->mr = ibv_reg_mr(d->pd, d->buf, bsize, acc);
+	d->rmr = ibv_reg_mr(d->pd, d->rbuf, rsize, IBV_ACCESS_LOCAL_WRITE);
+	if (!d->mr || !d->rmr)
+		die("ibv_reg_mr");
+}
+
+static void srq_post(struct dev *d, uint32_t slot)
+{
+	size_t sz = sizeof(struct msg) + MSG_MAX;
+	struct ibv_sge sge = {
+		.addr = (uintptr_t)d->rbuf + slot * sz,
+		.length = sz,
+		.lkey = d->rmr->lkey,
+	};
+	struct ibv_recv_wr wr = { .wr_id = slot, .sg_list = &sge,
+				  .num_sge = 1 }, *badwr;
+
+	if (ibv_post_srq_recv(d->srq, &wr, &badwr))
+		die("ibv_post_srq_recv");
+}
+
+static void srq_make(struct dev *d)
+{
+	struct ibv_srq_init_attr a = {
+		.attr = { .max_wr = SRQ_DEPTH, .max_sge = 1 },
+	};
+	uint32_t i;
+
+	d->srq = ibv_create_srq(d->pd, &a);
+	if (!d->srq)
+		die("ibv_create_srq");
+	for (i = 0; i < SRQ_DEPTH; i++)
+		srq_post(d, i);
+}
+
+static int qp_to(struct ibv_qp *qp, enum ibv_qp_state s, int mask,
+		 struct ibv_qp_attr *a)
+{
+	a->qp_state = s;
+	return ibv_modify_qp(qp, a, mask | IBV_QP_STATE);
+}
+
+/* RESET -> INIT -> RTR (-> RTS for a DCI): no remote attribute */
+static int dc_up(struct ibv_qp *qp, bool dci, int retry)
+{
+	struct ibv_qp_attr a = { .port_num = 1 };
+
+	a.qp_access_flags = IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ |
+			    IBV_ACCESS_REMOTE_ATOMIC;
+	if (qp_to(qp, IBV_QPS_INIT, IBV_QP_PKEY_INDEX | IBV_QP_PORT |
+		  (dci ? 0 : IBV_QP_ACCESS_FLAGS), &a))
+		return -1;
+	memset(&a, 0, sizeof(a));
+	a.min_rnr_timer = 12;
+	if (qp_to(qp, IBV_QPS_RTR, dci ? 0 : IBV_QP_MIN_RNR_TIMER, &a))
+		return -1;
+	if (!dci)
+		return 0;
+	memset(&a, 0, sizeof(a));
+	a.timeout = 14;
+	a.retry_cnt = retry;
+	a.rnr_retry = 7;
+	a.max_rd_atomic = 16;
+	return qp_to(qp, IBV_QPS_RTS, IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
+		     IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN |
+		     IBV_QP_MAX_QP_RD_ATOMIC, &a);
+}
+
+static struct ibv_qp *dc_make(struct dev *d, bool dci, uint64_t key)
+{
+	struct ibv_qp_init_attr_ex a = {
+		.send_cq = d->scq,
+		.recv_cq = d->rcq,
+		.cap = { .max_send_wr = 64, .max_send_sge = 1,
+			 .max_inline_data = 0 },
+		.qp_type = IBV_QPT_DRIVER,
+		.comp_mask = IBV_QP_INIT_ATTR_PD,
+		.pd = d->pd,
+	};
+	struct srnicdv_qp_init_attr dv = {
+		.comp_mask = SRNICDV_QP_INIT_ATTR_MASK_DC,
+		.dc_init_attr = {
+			.dc_type = dci ? SRNICDV_DCTYPE_DCI : SRNICDV_DCTYPE_DCT,
+			.dct_access_key = key,
+		},
+	};
+	struct ibv_qp *qp;
+
+	if (dci) {
+		a.comp_mask |= IBV_QP_INIT_ATTR_SEND_OPS_FLAGS;
+		a.send_ops_flags = IBV_QP_EX_WITH_SEND |
+				   IBV_QP_EX_WITH_RDMA_WRITE |
+				   IBV_QP_EX_WITH_RDMA_READ |
+				   IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD |
+				   IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP;
+	} else {
+		a.srq = d->srq;
+	}
+	qp = srnicdv_create_qp(d->ctx, &a, &dv);
+	if (qp && dc_up(qp, dci, 7)) {
+		ibv_destroy_qp(qp);
+		qp = NULL;
+	}
+	return qp;
+}
+
+static struct ibv_ah *ah_make(struct dev *d, const union ibv_gid *gid)
+{
+	struct ibv_ah_attr a = {
+		.is_global = 1,
+		.grh = { .dgid = *gid, .sgid_index = d->gidx, .hop_limit = 64 },
+		.port_num = 1,
+	};
+
+	return ibv_create_ah(d->pd, &a);
+}
+
+enum op { OP_SEND, OP_WRITE, OP_READ, OP_FADD, OP_CSWP };
+
+/* One work request on @qp to DCT @dctn; its completion's status. */
+static int dc_post(struct ibv_qp *qp, struct ibv_ah *ah, uint32_t dctn,
+		   uint64_t key, enum op op, struct ibv_sge *sge,
+		   uint32_t rkey, uint64_t raddr, uint64_t a1, uint64_t a2,
+		   uint64_t wr_id)
+{
+	struct ibv_qp_ex *qpx = ibv_qp_to_qp_ex(qp);
+
+	ibv_wr_start(qpx);
+	qpx->wr_id = wr_id;
+	qpx->wr_flags = IBV_SEND_SIGNALED;
+	switch (op) {
+	case OP_SEND:
+		ibv_wr_send(qpx);
+		break;
+	case OP_WRITE:
+		ibv_wr_rdma_write(qpx, rkey, raddr);
+		break;
+	case OP_READ:
+		ibv_wr_rdma_read(qpx, rkey, raddr);
+		break;
+	case OP_FADD:
+		ibv_wr_atomic_fetch_add(qpx, rkey, raddr, a1);
+		break;
+	case OP_CSWP:
+		ibv_wr_atomic_cmp_swp(qpx, rkey, raddr, a1, a2);
+		break;
+	}
+	srnicdv_wr_set_dc_addr(qpx, ah, dctn, key);
+	ibv_wr_set_sge_list(qpx, 1, sge);
+	return ibv_wr_complete(qpx);
+}
+
+/* Wait for one completion on @cq: its status, or -1 on a timeout. */
+static int cq_wait(struct ibv_cq *cq, struct ibv_wc *wc, double secs)
+{
+	double end = now() + secs;
+	int n;
+
+	while ((n = ibv_poll_cq(cq, 1, wc)) == 0)
+		if (now() > end)
+			return -1;
+	return n < 0 ? -1 : (int)wc->status;
+}
+
+/* ------------------------------------------------------------ TCP */
+
+static int tcp_line(int fd, char *buf, size_t len)
+{
+	size_t n = 0;
+
+	while (n + 1 < len) {
+		ssize_t r = read(fd, buf + n, 1);
+
+		if (r <= 0)
+			return -1;
+		if (buf[n] == '\n')
+			break;
+		n++;
+	}
+	buf[n] = 0;
+	return 0;
+}
+
+static void gid_str(const union ibv_gid *g, char *s)
+{
+	int i;
+
+	for (i = 0; i < 16; i++)
+		sprintf(s + 2 * i, "%02x", g->raw[i]);
+}
+
+static int gid_parse(const char *s, union ibv_gid *g)
+{
+	int i;
+	unsigned int v;
+
+	for (i = 0; i < 16; i++) {
+		if (sscanf(s + 2 * i, "%2x", &v) != 1)
+			return -1;
+		g->raw[i] = v;
+	}
+	return 0;
+}
+
+/* "<gid> <key> <rkey> <addr> <slot> <ndct> <dctn>..." */
+static int peer_send(int fd, const char *tag, const union ibv_gid *gid,
+		     uint64_t key, uint32_t rkey, uint64_t addr, uint32_t slot,
+		     uint32_t ndct, const uint32_t *dctn)
+{
+	char line[1024], g[33];
+	int n;
+	uint32_t i;
+
+	gid_str(gid, g);
+	n = snprintf(line, sizeof(line), "%s %s %" PRIu64 " %u %" PRIu64
+		     " %u %u", tag, g, key, rkey, addr, slot, ndct);
+	for (i = 0; i < ndct; i++)
+		n += snprintf(line + n, sizeof(line) - n, " %u", dctn[i]);
+	n += snprintf(line + n, sizeof(line) - n, "\n");
+	return write(fd, line, n) == n ? 0 : -1;
+}
+
+static int peer_recv(int fd, struct peer *p)
+{
+	char line[1024], tag[8], g[40], *s;
+	uint32_t i;
+	int off;
+
+	if (tcp_line(fd, line, sizeof(line)) ||
+	    sscanf(line, "%7s %39s %" SCNu64 " %u %" SCNu64 " %u %u%n", tag,
+		   g, &p->key, &p->rkey, &p->addr, &p->slot, &p->ndct,
+		   &off) != 7 || gid_parse(g, &p->gid) || p->ndct > MAX_DCT)
+		return -1;
+	s = line + off;
+	for (i = 0; i < p->ndct; i++) {
+		if (sscanf(s, " %u%n", &p->dctn[i], &off) != 1)
+			return -1;
+		s += off;
+	}
+	return 0;
+}
+
+/* ------------------------------------------------------------ server */
+
+struct client {
+	int fd;			/* -1: free */
+	struct peer peer;
+	uint32_t id;
+	struct ibv_ah *ah;
+	uint64_t got;		/* SENDs received */
+	uint32_t next_seq[MAX_DCI];
+	uint64_t want;		/* DONE's count, once it came */
+	uint32_t rounds;	/* DONE's atomic rounds (multi) */
+	bool done;
+	double deadline;
+};
+
+struct server {
+	struct dev d;
+	uint32_t ndct;
+	struct ibv_qp *dct[MAX_DCT];
+	uint32_t dctn[MAX_DCT];
+	struct ibv_qp *dci;
+	uint64_t key;
+	struct client cl[MAX_CLIENTS];
+};
+
+static struct client *srv_client(struct server *s, uint32_t id)
+{
+	int i;
+
+	for (i = 0; i < MAX_CLIENTS; i++)
+		if (s->cl[i].fd >= 0 && s->cl[i].id == id)
+			return &s->cl[i];
+	return NULL;
+}
+
+/* Echo @m (and its payload) back to its client's DCT. */
+static void srv_echo(struct server *s, struct client *c, struct msg *m)
+{
+	struct ibv_sge sge = {
+		.addr = (uintptr_t)m, .length = sizeof(*m) + m->len,
+		.lkey = s->d.rmr->lkey,
+	};
+	struct ibv_wc wc;
+
+	if (dc_post(s->dci, c->ah, c->peer.dctn[0], c->peer.key, OP_SEND,
+		    &sge, 0, 0, 0, 0, 1) ||
+	    cq_wait(s->d.scq, &wc, 10) != IBV_WC_SUCCESS)
+		bad("server echo", "the echo SEND failed");
+}
+
+/* Check one received SEND, byte for byte. */
+static void srv_recv(struct server *s, struct ibv_wc *wc)
+{
+	size_t sz = sizeof(struct msg) + MSG_MAX;
+	struct msg *m = (struct msg *)(s->d.rbuf + wc->wr_id * sz);
+	uint8_t *p = (uint8_t *)(m + 1);
+	struct client *c;
+	char why[160];
+	uint32_t k;
+
+	if (wc->status != IBV_WC_SUCCESS) {
+		snprintf(why, sizeof(why), "status %s",
+			 ibv_wc_status_str(wc->status));
+		bad("server receive", why);
+		goto repost;
+	}
+	c = srv_client(s, m->client);
+	if (wc->byte_len != sizeof(*m) + m->len || m->magic != MAGIC ||
+	    m->dct >= s->ndct || m->dci >= MAX_DCI || m->len > MSG_MAX) {
+		bad("server receive", "malformed message");
+		goto repost;
+	}
+	if (wc->qp_num != s->dctn[m->dct]) {
+		snprintf(why, sizeof(why), "for DCT %u came on QP %u",
+			 s->dctn[m->dct], wc->qp_num);
+		bad("server receive", why);
+	}
+	for (k = 0; k < m->len; k++)
+		if (p[k] != pat(m->client, m->seq, m->dct, k)) {
+			snprintf(why, sizeof(why),
+				 "client %u seq %u byte %u: %#x", m->client,
+				 m->seq, k, p[k]);
+			bad("server receive: payload", why);
+			break;
+		}
+	if (c) {
+		if (m->seq != c->next_seq[m->dci]) {
+			snprintf(why, sizeof(why),
+				 "client %u dci %u: seq %u, expected %u",
+				 m->client, m->dci, m->seq,
+				 c->next_seq[m->dci]);
+			bad("server receive: order", why);
+		}
+		c->next_seq[m->dci] = m->seq + 1;
+		c->got++;
+		if (m->flags & F_ECHO)
+			srv_echo(s, c, m);
+	}
+repost:
+	srq_post(&s->d, wc->wr_id);
+}
+
+/* A client's DONE: all its SENDs here, its atomic slots as expected. */
+static bool srv_check(struct server *s, struct client *c, char *why,
+		      size_t len)
+{
+	uint64_t *slot = (uint64_t *)(s->d.buf + MAX_DCT * REGION);
+	uint32_t j;
+
+	if (c->got != c->want) {
+		snprintf(why, len, "%" PRIu64 " SENDs of %" PRIu64,
+			 c->got, c->want);
+		return false;
+	}
+	for (j = 0; c->rounds && j < s->ndct; j++)
+		if (slot[j] != 2ULL * c->rounds) {
+			snprintf(why, len, "atomic slot %u is %" PRIu64
+				 ", expected %u", j, slot[j], 2 * c->rounds);
+			return false;
+		}
+	return true;
+}
+
+static void srv_finish(struct client *c, int *left)
+{
+	close(c->fd);
+	c->fd = -1;
+	if (c->ah)
+		ibv_destroy_ah(c->ah);
+	c->ah = NULL;
+	(*left)--;
+}
+
+static void srv_accept(struct server *s, int lfd)
+{
+	int fd = accept(lfd, NULL, NULL), i;
+	struct client *c = NULL;
+
+	if (fd < 0)
+		return;
+	for (i = 0; i < MAX_CLIENTS && !c; i++)
+		if (s->cl[i].fd < 0)
+			c = &s->cl[i];
+	if (!c) {
+		close(fd);
+		return;
+	}
+	memset(c, 0, sizeof(*c));
+	c->fd = fd;
+	c->peer.slot = c - s->cl;
+	if (peer_send(fd, "SRV", &s->d.gid, s->key, s->d.mr->rkey,
+		      (uintptr_t)s->d.buf, c->peer.slot, s->ndct, s->dctn) ||
+	    peer_recv(fd, &c->peer) ||
+	    !(c->ah = ah_make(&s->d, &c->peer.gid))) {
+		close(fd);
+		c->fd = -1;
+		return;
+	}
+	/* the client's id rides in its slot field */
+	c->id = c->peer.slot;
+}
+
+/* A line from a client: DONE, or EOF (it died: forget it). */
+static void srv_client_io(struct client *c, int *left)
+{
+	char line[128];
+
+	if (tcp_line(c->fd, line, sizeof(line))) {
+		printf("# client %u gone after %" PRIu64 " SENDs\n", c->id,
+		       c->got);
+		srv_finish(c, left);
+		return;
+	}
+	if (sscanf(line, "DONE %" SCNu64 " %u", &c->want, &c->rounds) == 2) {
+		c->done = true;
+		c->deadline = now() + 20;
+	}
+}
+
+static void srv_poll_done(struct server *s, int *left)
+{
+	char why[128];
+	int i;
+
+	for (i = 0; i < MAX_CLIENTS; i++) {
+		struct client *c = &s->cl[i];
+		bool good;
+
+		if (c->fd < 0 || !c->done ||
+		    (c->got < c->want && now() < c->deadline))
+			continue;
+		good = srv_check(s, c, why, sizeof(why));
+		if (!good)
+			bad("server: a client's data", why);
+		if (write(c->fd, good ? "OK\n" : "FAIL\n", good ? 3 : 5) < 0)
+			bad("server", "reply");
+		srv_finish(c, left);
+	}
+}
+
+static int srv_listen(void)
+{
+	struct sockaddr_in sa = { .sin_family = AF_INET,
+				  .sin_port = htons(PORT) };
+	int fd = socket(AF_INET, SOCK_STREAM, 0), one = 1;
+
+	if (fd < 0 || setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one,
+				 sizeof(one)) ||
+	    bind(fd, (struct sockaddr *)&sa, sizeof(sa)) || listen(fd, 16))
+		die("listen");
+	return fd;
+}
+
+static void srv_loop(struct server *s, int lfd, int clients)
+{
+	int left = clients, i, n;
+	struct ibv_wc wc[16];
+
+	while (left > 0) {
+		struct pollfd pf[MAX_CLIENTS + 1];
+		int map[MAX_CLIENTS + 1], np = 0;
+
+		if (clients > 0) {
+			pf[np].fd = lfd;
+			pf[np].events = POLLIN;
+			map[np++] = -1;
+		}
+		for (i = 0; i < MAX_CLIENTS; i++)
+			if (s->cl[i].fd >= 0) {
+				pf[np].fd = s->cl[i].fd;
+				pf[np].events = POLLIN;
+				map[np++] = i;
+			}
+		n = ibv_poll_cq(s->d.rcq, 16, wc);
+		for (i = 0; i < n; i++)
+			srv_recv(s, &wc[i]);
+		if (poll(pf, np, n ? 0 : 1) > 0)
+			for (i = 0; i < np; i++) {
+				if (!(pf[i].revents & (POLLIN | POLLHUP)))
+					continue;
+				if (map[i] < 0) {
+					srv_accept(s, lfd);
+					clients--;
+				} else {
+					srv_client_io(&s->cl[map[i]], &left);
+				}
+			}
+		srv_poll_done(s, &left);
+	}
+}
+
+static int server(const char *devname, int gidx, uint32_t ndct, int clients,
+		  uint64_t key)
+{
+	struct server *s = calloc(1, sizeof(*s));
+	uint32_t j;
+	int lfd, i;
+
+	if (!s)
+		die("calloc");
+	dev_open(&s->d, devname, gidx);
+	srq_make(&s->d);
+	s->key = key;
+	s->ndct = ndct;
+	for (j = 0; j < ndct; j++) {
+		s->dct[j] = dc_make(&s->d, false, key);
+		if (!s->dct[j])
+			die("DCT");
+		s->dctn[j] = s->dct[j]->qp_num;
+	}
+	s->dci = dc_make(&s->d, true, 0);
+	if (!s->dci)
+		die("server DCI");
+	for (i = 0; i < MAX_CLIENTS; i++)
+		s->cl[i].fd = -1;
+	printf("# server: %u DCTs (%u..%u), key %#" PRIx64 "\n", ndct,
+	       s->dctn[0], s->dctn[ndct - 1], key);
+	fflush(stdout);
+	lfd = srv_listen();
+	srv_loop(s, lfd, clients);
+	close(lfd);
+	if (!fails)
+		ok("server: every SEND, byte and value as sent");
+	return fails ? 1 : 0;
+}
+
+/* ------------------------------------------------------------ client */
+
+struct cli {
+	struct dev d;
+	struct peer srv;
+	struct ibv_ah *ah;
+	struct ibv_qp *dct;
+	uint32_t id;
+	uint64_t sends;
+	int fd;
+};
+
+static void msg_fill(struct cli *c, uint8_t *at, uint32_t dct, uint32_t dci,
+		     uint32_t seq, uint32_t len, uint32_t flags)
+{
+	struct msg *m = (struct msg *)at;
+	uint8_t *p = (uint8_t *)(m + 1);
+	uint32_t k;
+
+	*m = (struct msg){ .magic = MAGIC, .client = c->id, .dct = dct,
+			   .dci = dci, .seq = seq, .len = len,
+			   .flags = flags };
+	for (k = 0; k < len; k++)
+		p[k] = pat(c->id, seq, dct, k);
+}
+
+/* SEND message (@dci, @seq) of @len bytes to DCT index @dct; status. */
+static int cli_send(struct cli *c, struct ibv_qp *qp, uint32_t dct,
+		    uint32_t dci, uint32_t seq, uint32_t len, uint32_t flags)
+{
+	uint8_t *at = c->d.buf + dci * CHUNK;
+	struct ibv_sge sge = { .addr = (uintptr_t)at,
+			       .length = sizeof(struct msg) + len,
+			       .lkey = c->d.mr->lkey };
+	struct ibv_wc wc;
+
+	msg_fill(c, at, dct, dci, seq, len, flags);
+	if (dc_post(qp, c->ah, c->srv.dctn[dct], c->srv.key, OP_SEND, &sge,
+		    0, 0, 0, 0, seq))
+		return -1;
+	c->sends++;
+	return cq_wait(c->d.scq, &wc, 30);
+}
+
+/* One RDMA/atomic op on the server's memory at @roff; status. */
+static int cli_rdma(struct cli *c, struct ibv_qp *qp, uint32_t dct, enum op op,
+		    uint64_t loff, uint64_t roff, uint32_t len, uint64_t a1,
+		    uint64_t a2)
+{
+	struct ibv_sge sge = { .addr = (uintptr_t)c->d.buf + loff,
+			       .length = len, .lkey = c->d.mr->lkey };
+	struct ibv_wc wc;
+
+	if (dc_post(qp, c->ah, c->srv.dctn[dct], c->srv.key, op, &sge,
+		    c->srv.rkey, c->srv.addr + roff, a1, a2, 7))
+		return -1;
+	return cq_wait(c->d.scq, &wc, 30);
+}
+
+static void check_st(const char *name, int st, int want)
+{
+	char why[96];
+
+	if (st == want)
+		return;
+	snprintf(why, sizeof(why), "status %s, expected %s",
+		 st < 0 ? "timeout/post error" : ibv_wc_status_str(st),
+		 ibv_wc_status_str(want));
+	bad(name, why);
+}
+
+static void mode_ping(struct cli *c, struct ibv_qp *qp, uint32_t iters,
+		      uint32_t size)
+{
+	size_t sz = sizeof(struct msg) + MSG_MAX;
+	uint32_t i, k, bad_bytes = 0;
+	struct ibv_wc wc;
+	int st;
+
+	for (i = 0; i < iters && !fails; i++) {
+		st = cli_send(c, qp, 0, 0, i, size, F_ECHO);
+		check_st("ping SEND", st, IBV_WC_SUCCESS);
+		st = cq_wait(c->d.rcq, &wc, 30);
+		check_st("pong received", st, IBV_WC_SUCCESS);
+		if (st == IBV_WC_SUCCESS) {
+			const uint8_t *m = c->d.rbuf + wc.wr_id * sz;
+
+			for (k = 0; k < sizeof(struct msg) + size; k++)
+				bad_bytes += m[k] != c->d.buf[k];
+			if (wc.qp_num != c->dct->qp_num)
+				bad("pong", "not on the client's DCT");
+			srq_post(&c->d, wc.wr_id);
+		}
+	}
+	if (bad_bytes)
+		bad("pong data", "differs from the ping");
+	else if (!fails)
+		ok("ping-pong: every pong byte for byte the ping");
+}
+
+/* Round @r at DCT @j: SEND, WRITE, READ back, FETCH_ADD, CMP_SWP. */
+static void multi_one(struct cli *c, struct ibv_qp *qp, uint32_t r,
+		      uint32_t j, uint32_t *seq)
+{
+	uint64_t slot = (uint64_t)MAX_DCT * REGION + j * 8;
+	uint64_t *res = (uint64_t *)(c->d.buf + REGION + 64);
+	uint8_t *w = c->d.buf + 2 * REGION, *rd = c->d.buf + 3 * REGION;
+	uint32_t len = 1000 + (j * 37 + r * 11) % 3000, k;
+
+	check_st("multi SEND", cli_send(c, qp, j, 0, (*seq)++, 256, 0),
+		 IBV_WC_SUCCESS);
+	for (k = 0; k < len; k++)
+		w[k] = pat(c->id, r, j, k) ^ 0x5a;
+	memset(rd, 0, len);
+	check_st("multi WRITE", cli_rdma(c, qp, j, OP_WRITE, 2 * REGION,
+					  (uint64_t)j * REGION, len, 0, 0),
+		 IBV_WC_SUCCESS);
+	check_st("multi READ", cli_rdma(c, qp, j, OP_READ, 3 * REGION,
+					 (uint64_t)j * REGION, len, 0, 0),
+		 IBV_WC_SUCCESS);
+	if (memcmp(w, rd, len))
+		bad("multi READ", "the bytes read back differ from those written");
+	*res = ~0ULL;
+	check_st("multi FETCH_ADD",
+		 cli_rdma(c, qp, j, OP_FADD, REGION + 64, slot, 8, 1, 0),
+		 IBV_WC_SUCCESS);
+	if (*res != 2ULL * r)
+		bad("multi FETCH_ADD", "returned the wrong original value");
+	*res = ~0ULL;
+	check_st("multi CMP_SWP",
+		 cli_rdma(c, qp, j, OP_CSWP, REGION + 64, slot, 8,
+			  2ULL * r + 1, 2ULL * r + 2), IBV_WC_SUCCESS);
+	if (*res != 2ULL * r + 1)
+		bad("multi CMP_SWP", "returned the wrong original value");
+}
+
+static void mode_multi(struct cli *c, struct ibv_qp *qp, uint32_t rounds)
+{
+	uint32_t r, j, seq = 0;
+
+	for (r = 0; r < rounds && !fails; r++)
+		for (j = 0; j < c->srv.ndct && !fails; j++)
+			multi_one(c, qp, r, j, &seq);
+	if (!fails)
+		ok("multi: SEND, WRITE, READ, FETCH_ADD, CMP_SWP at every DCT");
+}
+
+static void mode_flood(struct cli *c, uint32_t ndci, uint32_t iters)
+{
+	struct ibv_qp *qp[MAX_DCI];
+	uint64_t base = (uint64_t)c->srv.slot * REGION;
+	uint8_t *rd = c->d.buf + 3 * REGION;
+	uint32_t q, i;
+
+	for (q = 0; q < ndci; q++) {
+		qp[q] = dc_make(&c->d, true, 0);
+		if (!qp[q])
+			die("DCI");
+	}
+	for (i = 0; i < iters && !fails; i++)
+		for (q = 0; q < ndci && !fails; q++)
+			check_st("flood SEND",
+				 cli_send(c, qp[q], 0, q, i,
+					  64 + (i * 97 + q) % 1900, 0),
+				 IBV_WC_SUCCESS);
+	for (q = 0; q < ndci && !fails; q++) {
+		uint8_t *w = c->d.buf + q * CHUNK;
+		uint32_t k;
+
+		for (k = 0; k < CHUNK; k++)
+			w[k] = pat(c->id, q, 99, k);
+		check_st("flood WRITE",
+			 cli_rdma(c, qp[q], 0, OP_WRITE, q * CHUNK,
+				  base + q * CHUNK, CHUNK, 0, 0),
+			 IBV_WC_SUCCESS);
+		check_st("flood READ",
+			 cli_rdma(c, qp[q], 0, OP_READ, 3 * REGION,
+				  base + q * CHUNK, CHUNK, 0, 0),
+			 IBV_WC_SUCCESS);
+		if (memcmp(w, rd, CHUNK))
+			bad("flood READ", "differs from what was written");
+	}
+	for (q = 0; q < ndci; q++)
+		ibv_destroy_qp(qp[q]);
+	if (!fails)
+		ok("flood: every DCI's SENDs, WRITE and READ");
+}
+
+static void mode_badkey(struct cli *c, struct ibv_qp *qp)
+{
+	uint64_t good = c->srv.key;
+	struct ibv_qp_attr a = {};
+
+	c->srv.key = good + 1;
+	check_st("SEND with a wrong key fails",
+		 cli_send(c, qp, 0, 0, 0, 64, 0), IBV_WC_REM_ACCESS_ERR);
+	c->sends--;		/* refused: never received */
+	c->srv.key = good;
+	if (qp_to(qp, IBV_QPS_RESET, 0, &a) || dc_up(qp, true, 7))
+		bad("DCI reset after the error", strerror(errno));
+	check_st("the right key works after", cli_send(c, qp, 0, 0, 0, 64, 0),
+		 IBV_WC_SUCCESS);
+	if (!fails)
+		ok("badkey: IBV_WC_REM_ACCESS_ERR, then served with the right key");
+}
+
+static void mode_unknown(struct cli *c, struct ibv_qp *qp)
+{
+	struct ibv_qp_attr a = {};
+	int st;
+
+	c->srv.dctn[0] = 0xfffff0;
+	if (qp_to(qp, IBV_QPS_RESET, 0, &a) || dc_up(qp, true, 1))
+		bad("DCI with one retry", strerror(errno));
+	st = cli_send(c, qp, 0, 0, 0, 64, 0);
+	c->sends--;
+	check_st("SEND to an unknown DCT fails", st, IBV_WC_RETRY_EXC_ERR);
+	if (!fails)
+		ok("unknown: a DCT number nobody has: retries exhausted");
+}
+
+static int cli_connect(struct cli *c, const char *host)
+{
+	struct addrinfo hints = { .ai_family = AF_INET,
+				  .ai_socktype = SOCK_STREAM }, *ai;
+	char port[8];
+	int fd;
+
+	snprintf(port, sizeof(port), "%d", PORT);
+	if (getaddrinfo(host, port, &hints, &ai))
+		return -1;
+	fd = socket(AF_INET, SOCK_STREAM, 0);
+	if (fd < 0 || connect(fd, ai->ai_addr, ai->ai_addrlen)) {
+		freeaddrinfo(ai);
+		return -1;
+	}
+	freeaddrinfo(ai);
+	c->fd = fd;
+	if (peer_recv(fd, &c->srv))
+		return -1;
+	c->id = c->srv.slot;
+	/* our DCT (echoes come to it) and our id, in the slot field */
+	return peer_send(fd, "CLI", &c->d.gid, 0x5eed, c->d.mr->rkey,
+			 (uintptr_t)c->d.buf, c->id, 1, &c->dct->qp_num);
+}
+
+static int client(const char *devname, int gidx, const char *host,
+		  const char *mode, uint32_t iters, uint32_t ndci,
+		  uint32_t size)
+{
+	struct cli *c = calloc(1, sizeof(*c));
+	bool multi = !strcmp(mode, "multi");
+	struct ibv_qp *qp;
+	char line[64];
+	int n;
+
+	if (!c)
+		die("calloc");
+	dev_open(&c->d, devname, gidx);
+	srq_make(&c->d);
+	c->dct = dc_make(&c->d, false, 0x5eed);
+	qp = dc_make(&c->d, true, 0);
+	if (!c->dct || !qp)
+		die("client DC QPs");
+	if (cli_connect(c, host))
+		die("connect");
+	c->ah = ah_make(&c->d, &c->srv.gid);
+	if (!c->ah)
+		die("ibv_create_ah");
+	if (!strcmp(mode, "ping"))
+		mode_ping(c, qp, iters, size);
+	else if (multi)
+		mode_multi(c, qp, iters);
+	else if (!strcmp(mode, "flood"))
+		mode_flood(c, ndci, iters);
+	else if (!strcmp(mode, "badkey"))
+		mode_badkey(c, qp);
+	else if (!strcmp(mode, "unknown"))
+		mode_unknown(c, qp);
+	else if (!strcmp(mode, "forever"))
+		for (n = 0;; n++)
+			cli_send(c, qp, 0, 0, n, 512, 0);
+	else
+		bad("mode", mode);
+	n = snprintf(line, sizeof(line), "DONE %" PRIu64 " %u\n", c->sends,
+		     multi && !fails ? iters : 0);
+	if (write(c->fd, line, n) != n || tcp_line(c->fd, line, sizeof(line)))
+		bad("server's verdict", "none");
+	else if (strcmp(line, "OK"))
+		bad("server's verdict", line);
+	else
+		ok("server checked this client's data");
+	ibv_destroy_qp(qp);
+	ibv_destroy_qp(c->dct);
+	return fails ? 1 : 0;
+}
+
+int main(int argc, char **argv)
+{
+	const char *dev = NULL, *mode = "ping";
+	uint32_t ndct = 1, iters = 10, ndci = 1, size = 1024;
+	uint64_t key = 0xdc0ffee;
+	int opt, gidx = 1, clients = 1;
+	bool srv = false;
+
+	while ((opt = getopt(argc, argv, "d:g:n:c:k:m:i:q:S:s")) != -1) {
+		switch (opt) {
+		case 'd': dev = optarg; break;
+		case 'g': gidx = atoi(optarg); break;
+		case 'n': ndct = strtoul(optarg, NULL, 0); break;
+		case 'c': clients = atoi(optarg); break;
+		case 'k': key = strtoull(optarg, NULL, 0); break;
+		case 'm': mode = optarg; break;
+		case 'i': iters = strtoul(optarg, NULL, 0); break;
+		case 'q': ndci = strtoul(optarg, NULL, 0); break;
+		case 'S': size = strtoul(optarg, NULL, 0); break;
+		case 's': srv = true; break;
+		default: goto usage;
+		}
+	}
+	if (!dev || !ndct || ndct > MAX_DCT || !ndci || ndci > MAX_DCI ||
+	    size > MSG_MAX || (!srv && optind != argc - 1))
+		goto usage;
+	opt = srv ? server(dev, gidx, ndct, clients, key) :
+		    client(dev, gidx, argv[optind], mode, iters, ndci, size);
+	printf("srnic_dc_pingpong: done\n");
+	return opt;
+usage:
+	fprintf(stderr, "usage: %s -d DEV [-g GIDX] -s [-n DCTS] [-c CLIENTS] [-k KEY]\n"
+		"       %s -d DEV [-g GIDX] [-m ping|multi|flood|badkey|unknown|forever]\n"
+		"          [-i N] [-q DCIS] [-S SIZE] HOST\n", argv[0], argv[0]);
+	return 2;
+}
