@@ -88,6 +88,10 @@
 #define SRNIC_VENDOR_PART_ID	0x5352		/* "SR" */
 #define SRNIC_HW_VER		1
 #define SRNIC_MAX_QP		0x10000
+/* DC (srnic_dct.c): attachments per DCT and idle time, sysfs srnic/ */
+#define SRNIC_DC_MAX_ATTACH_DEFAULT	256
+#define SRNIC_DC_IDLE_MS_DEFAULT	10000
+#define SRNIC_DC_IDLE_MS_MAX		3600000
 #define SRNIC_MAX_QP_WR		0x4000
 #define SRNIC_MAX_SGE		32
 #define SRNIC_MAX_SGE_RD	32
@@ -195,6 +199,10 @@ enum srnic_mode {
  * @repath_timeouts: re-pathing threshold (sysfs srnic/; 0: off)
  * @rx_steer: receive steering on (sysfs srnic/; srnic_recv.c)
  * @tx_batch: trains on (sysfs srnic/; srnic_sched.c)
+ * @dc_max_attach: DC: attachments per DCT, read at DCT creation (sysfs
+ *	srnic/; srnic_dct.c)
+ * @dc_idle_ms: DC: an attachment idle this long is freed (sysfs srnic/;
+ *	srnic_dct.c, read locklessly)
  * @mode: which user-space provider the device is made for; fixed at
  *	creation, read-only after
  * @dma_mask: the DMA mask of @ib_dev's struct device, which attaches to
@@ -228,6 +236,8 @@ struct srnic_dev {
 	u32			repath_timeouts; /* 0: off; sysfs srnic/ */
 	bool			rx_steer;	/* sysfs srnic/; srnic_recv.c */
 	bool			tx_batch;	/* sysfs srnic/; srnic_sched.c */
+	u32			dc_max_attach;	/* sysfs srnic/; srnic_dct.c */
+	u32			dc_idle_ms;	/* sysfs srnic/; srnic_dct.c */
 	enum srnic_mode		mode;		/* fixed at creation */
 	u64			dma_mask;	/* ib_dev.dev's */
 };

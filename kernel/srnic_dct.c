@@ -18,7 +18,8 @@
  * beyond evicts the least recently used quiescent one (no message open,
  * no response queued, idle past the initiator's retransmission horizon)
  * or is answered with an RNR NAK. An idle scan (a delayed work item while
- * the DCT has attachments) frees those idle for srnic_dc_idle_ms.
+ * the DCT has attachments) frees those idle for the device's dc_idle_ms
+ * (sysfs srnic/).
  *
  * Lifetime: the table (a hash of RCU lists) holds one reference of each
  * attachment's QP; a packet takes another for its handling. Unlinking
@@ -39,16 +40,8 @@
 #include "srnic.h"
 #include "srnic_trace.h"
 
-#define SRNIC_DCT_MAX_ATTACH	256
 #define SRNIC_DCT_HASH_BITS	8
 static_assert(SRNIC_DC_RD_ATOMIC == SRNIC_DC_MAX_RD_ATOMIC);
-/* an attachment idle this long is freed (dc_idle_evictions) */
-static unsigned int srnic_dc_idle_ms = 10000;
-module_param_named(dc_idle_ms, srnic_dc_idle_ms, uint, 0644);
-MODULE_PARM_DESC(dc_idle_ms, "DC: free a DCT's attachment idle this long (ms)");
-static unsigned int srnic_dc_max_attach = SRNIC_DCT_MAX_ATTACH;
-module_param_named(dc_max_attach, srnic_dc_max_attach, uint, 0644);
-MODULE_PARM_DESC(dc_max_attach, "DC: attachments per DCT, read at DCT creation");
 
 /**
  * struct srnic_dct - a DC target's attachments
@@ -326,17 +319,18 @@ static void srnic_dct_reap_work(struct work_struct *work)
 	srnic_dct_reap(container_of(work, struct srnic_dct, reap));
 }
 
-static unsigned long srnic_dct_idle_jiffies(void)
+/* an attachment idle this long is freed (dc_idle_evictions; sysfs) */
+static unsigned long srnic_dct_idle_jiffies(struct srnic_dct *dct)
 {
-	return msecs_to_jiffies(max(READ_ONCE(srnic_dc_idle_ms), 1U));
+	return msecs_to_jiffies(max(READ_ONCE(dct->qp->sdev->dc_idle_ms), 1U));
 }
 
-/* The idle scan: frees attachments idle for srnic_dc_idle_ms. */
+/* The idle scan: frees attachments idle for the device's dc_idle_ms. */
 static void srnic_dct_idle_work(struct work_struct *work)
 {
 	struct srnic_dct *dct = container_of(to_delayed_work(work),
 					     struct srnic_dct, idle);
-	unsigned long idle = srnic_dct_idle_jiffies();
+	unsigned long idle = srnic_dct_idle_jiffies(dct);
 	struct srnic_dc_att *att;
 	struct hlist_node *tmp;
 	unsigned int bkt;
@@ -423,7 +417,8 @@ static struct srnic_dc_att *srnic_dct_attach(struct srnic_dct *dct,
 	refcount_inc(&att->qp.ref);		/* the caller's */
 	hash_add_rcu(dct->hash, &att->node, srnic_dct_hash(gid, dci));
 	if (!dct->count++)
-		schedule_delayed_work(&dct->idle, srnic_dct_idle_jiffies() / 2 + 1);
+		schedule_delayed_work(&dct->idle,
+				      srnic_dct_idle_jiffies(dct) / 2 + 1);
 	srnic_count(dct->qp->sdev, SRNIC_CNT_DC_ATTACH);
 	trace_srnic_dc_attach(dct->qp->sdev->ib_dev.index, dci,
 			      srnic_qpn(dct->qp), gen, gid);
@@ -560,7 +555,7 @@ int srnic_dct_create(struct srnic_qp *qp, u64 key)
 		return -ENOMEM;
 	dct->qp = qp;
 	dct->key = key;
-	dct->max_attach = clamp_t(u32, READ_ONCE(srnic_dc_max_attach), 1,
+	dct->max_attach = clamp_t(u32, READ_ONCE(qp->sdev->dc_max_attach), 1,
 				  SRNIC_MAX_QP);
 	spin_lock_init(&dct->lock);
 	hash_init(dct->hash);

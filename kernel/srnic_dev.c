@@ -178,7 +178,7 @@ static void srnic_dealloc_driver(struct ib_device *ibdev)
 
 /*
  * sysfs: /sys/class/infiniband/<dev>/srnic/{version,netdev,repath_timeouts,
- * rx_steer,tx_batch}
+ * rx_steer,tx_batch,provider,dc_max_attach,dc_idle_ms}
  */
 static ssize_t version_show(struct device *device,
 			    struct device_attribute *attr, char *buf)
@@ -301,6 +301,62 @@ static ssize_t tx_batch_store(struct device *device,
 }
 static DEVICE_ATTR_RW(tx_batch);
 
+/* A number knob from @min to @max, read without a lock. */
+static ssize_t srnic_dev_u32_store(u32 *knob, u32 min, u32 max,
+				   const char *buf, size_t count)
+{
+	u32 v;
+	int err;
+
+	err = kstrtou32(buf, 0, &v);
+	if (err)
+		return err;
+	if (v < min || v > max)
+		return -ERANGE;
+	WRITE_ONCE(*knob, v);
+	return count;
+}
+
+/* DC: attachments a DCT holds at most, read when a DCT is created */
+static ssize_t dc_max_attach_show(struct device *device,
+				  struct device_attribute *attr, char *buf)
+{
+	struct srnic_dev *sdev = to_srnic_dev(rdma_device_to_ibdev(device));
+
+	return sysfs_emit(buf, "%u\n", READ_ONCE(sdev->dc_max_attach));
+}
+
+static ssize_t dc_max_attach_store(struct device *device,
+				   struct device_attribute *attr,
+				   const char *buf, size_t count)
+{
+	struct srnic_dev *sdev = to_srnic_dev(rdma_device_to_ibdev(device));
+
+	return srnic_dev_u32_store(&sdev->dc_max_attach, 1, SRNIC_MAX_QP,
+				   buf, count);
+}
+static DEVICE_ATTR_RW(dc_max_attach);
+
+/* DC: a DCT frees an attachment idle this long (ms) */
+static ssize_t dc_idle_ms_show(struct device *device,
+			       struct device_attribute *attr, char *buf)
+{
+	struct srnic_dev *sdev = to_srnic_dev(rdma_device_to_ibdev(device));
+
+	return sysfs_emit(buf, "%u\n", READ_ONCE(sdev->dc_idle_ms));
+}
+
+static ssize_t dc_idle_ms_store(struct device *device,
+				struct device_attribute *attr,
+				const char *buf, size_t count)
+{
+	struct srnic_dev *sdev = to_srnic_dev(rdma_device_to_ibdev(device));
+
+	return srnic_dev_u32_store(&sdev->dc_idle_ms, 1,
+				   SRNIC_DC_IDLE_MS_MAX, buf, count);
+}
+static DEVICE_ATTR_RW(dc_idle_ms);
+
 static struct attribute *srnic_dev_attrs[] = {
 	&dev_attr_version.attr,
 	&dev_attr_netdev.attr,
@@ -308,6 +364,8 @@ static struct attribute *srnic_dev_attrs[] = {
 	&dev_attr_rx_steer.attr,
 	&dev_attr_tx_batch.attr,
 	&dev_attr_provider.attr,
+	&dev_attr_dc_max_attach.attr,
+	&dev_attr_dc_idle_ms.attr,
 	NULL,
 };
 
@@ -521,6 +579,8 @@ int srnic_dev_add(const char *name, struct net_device *ndev,
 	srnic_dev_init_tables(sdev);
 	sdev->ndev = ndev;
 	sdev->mode = mode;
+	sdev->dc_max_attach = SRNIC_DC_MAX_ATTACH_DEFAULT;
+	sdev->dc_idle_ms = SRNIC_DC_IDLE_MS_DEFAULT;
 	netdev_hold(ndev, &sdev->ndev_tracker, GFP_KERNEL);
 	/* allocates nothing: no undo on the error paths below */
 	srnic_srq_dev_init(sdev);

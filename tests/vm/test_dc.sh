@@ -25,6 +25,10 @@
 #     dc_not_dc_qp_drops), at no QP (dc_unknown_dct), cut inside the
 #     DCETH (rcvd_bad_hdr), with a wrong key and no ATTACH
 #     (dc_key_violations);
+#   - the DC knobs in sysfs srnic/: out-of-range values refused; with
+#     dc_max_attach 1 a killed client's quiescent attachment is evicted
+#     for the next client (dc_lru_evictions), with dc_idle_ms 300 one is
+#     freed by the idle scan (dc_idle_evictions);
 #   - the default mode refuses DC (EOPNOTSUPP).
 set -u
 cd "$(dirname "$0")/../.." || exit 1
@@ -161,6 +165,49 @@ wait_done 30 "$srv"
 rc=$?
 [ "$rc" -eq 124 ] && bg_stop "$srv"
 t_eq "its server ended clean" "$rc" 0 || sed 's/^/  | /' "$SRV_OUT"
+
+# the DC knobs (sysfs srnic/): out-of-range values refused; a DCT made
+# with dc_max_attach 1 evicts a killed client's quiescent attachment for
+# the next client (LRU), and one idle past dc_idle_ms is freed by the scan
+K=/sys/class/infiniband/srnic0/srnic
+t_eq "dc_max_attach defaults to 256" "$(cat $K/dc_max_attach)" 256
+t_eq "dc_idle_ms defaults to 10000" "$(cat $K/dc_idle_ms)" 10000
+t_expect_fail "dc_max_attach 0 refused" "" sh -c "echo 0 >$K/dc_max_attach"
+t_expect_fail "dc_idle_ms 3600001 refused" "" \
+	sh -c "echo 3600001 >$K/dc_idle_ms"
+t_eq "dc_max_attach unchanged by them" "$(cat $K/dc_max_attach)" 256
+echo 1 >$K/dc_max_attach && echo 60000 >$K/dc_idle_ms
+bg_start srv timeout 120 ip netns exec nsA "$PP" -d srnic0 -g "$G0" -s -n 1 \
+	-c 4 >"$SRV_OUT" 2>&1
+ready tcp_listening 18515 nsA
+lru0=$(c0 dc_lru_evictions) idl0=$(c0 dc_idle_evictions)
+bg_start k ip netns exec nsB "$PP" -d srnic1 -g "$G1" -m forever 10.99.0.1 \
+	>/dev/null 2>&1
+sleep 3
+kill -9 -- "-$k" 2>/dev/null
+wait "$k" 2>/dev/null
+# past the killed DCI's retransmission horizon (about 1 s): quiescent
+sleep 2
+out=$(cli -m ping -i 5)
+dc_report "a DCT of one attachment serves a new client" $? "$out"
+t_check "dc_lru_evictions moved (the killed client's attachment)" \
+	test "$(c0 dc_lru_evictions)" -gt "$lru0"
+echo 300 >$K/dc_idle_ms
+bg_start k ip netns exec nsB "$PP" -d srnic1 -g "$G1" -m forever 10.99.0.1 \
+	>/dev/null 2>&1
+sleep 3
+kill -9 -- "-$k" 2>/dev/null
+wait "$k" 2>/dev/null
+settle test "$(c0 dc_idle_evictions)" -gt "$idl0"
+t_check "dc_idle_evictions moved (dc_idle_ms 300)" \
+	test "$(c0 dc_idle_evictions)" -gt "$idl0"
+out=$(cli -m ping -i 5)
+dc_report "the DCT serves after the idle eviction" $? "$out"
+wait_done 60 "$srv"
+rc=$?
+[ "$rc" -eq 124 ] && bg_stop "$srv"
+t_eq "that server ended clean" "$rc" 0 || sed 's/^/  | /' "$SRV_OUT"
+echo 256 >$K/dc_max_attach && echo 10000 >$K/dc_idle_ms
 
 # the default mode, through the stock rxe provider: no DC
 t_expect_fail "the default mode refuses a DCT (EOPNOTSUPP)" \

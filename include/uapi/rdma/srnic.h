@@ -53,6 +53,10 @@
  *       SRNIC_SYSFS_PROVIDER  the user-space provider the device is made
  *                             for: SRNIC_PROVIDER_RXE or SRNIC_PROVIDER_NATIVE
  *                             followed by a newline (fixed at creation)
+ *       SRNIC_SYSFS_DC_MAX_ATTACH  DC: attachments a DCT holds at most, 1-65536
+ *                             (default 256), read when a DCT is created
+ *       SRNIC_SYSFS_DC_IDLE_MS  DC: an attachment idle this long (ms) is
+ *                             freed, 1-3600000 (default 10000)
  *
  * A device is an srnic device exactly when that directory exists.
  *
@@ -105,6 +109,8 @@ struct srnic_dc_wr_addr {
 #define SRNIC_SYSFS_RX_STEER	"rx_steer"
 #define SRNIC_SYSFS_TX_BATCH	"tx_batch"
 #define SRNIC_SYSFS_PROVIDER	"provider"
+#define SRNIC_SYSFS_DC_MAX_ATTACH	"dc_max_attach"
+#define SRNIC_SYSFS_DC_IDLE_MS	"dc_idle_ms"
 #define SRNIC_PROVIDER_RXE	"rxe"
 #define SRNIC_PROVIDER_NATIVE	"native"
 
