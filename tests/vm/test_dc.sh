@@ -177,9 +177,21 @@ t_expect_fail "dc_idle_ms 3600001 refused" "" \
 	sh -c "echo 3600001 >$K/dc_idle_ms"
 t_eq "dc_max_attach unchanged by them" "$(cat $K/dc_max_attach)" 256
 echo 1 >$K/dc_max_attach && echo 60000 >$K/dc_idle_ms
-bg_start srv timeout 120 ip netns exec nsA "$PP" -d srnic0 -g "$G0" -s -n 1 \
-	-c 4 >"$SRV_OUT" 2>&1
-ready tcp_listening 18515 nsA
+# dc_knob_server: a server on srnic0 for two clients (a killed one, then a
+# ping), made with the knobs as they are now
+dc_knob_server() {
+	bg_start srv timeout 120 ip netns exec nsA "$PP" -d srnic0 -g "$G0" \
+		-s -n 1 -c 2 >"$SRV_OUT" 2>&1
+	ready tcp_listening 18515 nsA
+}
+# dc_knob_server_end NAME
+dc_knob_server_end() {
+	wait_done 60 "$srv"
+	rc=$?
+	[ "$rc" -eq 124 ] && bg_stop "$srv"
+	t_eq "$1: its server ended clean" "$rc" 0 || sed 's/^/  | /' "$SRV_OUT"
+}
+dc_knob_server
 lru0=$(c0 dc_lru_evictions) idl0=$(c0 dc_idle_evictions)
 bg_start k ip netns exec nsB "$PP" -d srnic1 -g "$G1" -m forever 10.99.0.1 \
 	>/dev/null 2>&1
@@ -192,7 +204,10 @@ out=$(cli -m ping -i 5)
 dc_report "a DCT of one attachment serves a new client" $? "$out"
 t_check "dc_lru_evictions moved (the killed client's attachment)" \
 	test "$(c0 dc_lru_evictions)" -gt "$lru0"
-echo 300 >$K/dc_idle_ms
+dc_knob_server_end "dc_max_attach 1"
+# the idle scan runs every half dc_idle_ms from a DCT's first attachment
+echo 256 >$K/dc_max_attach && echo 300 >$K/dc_idle_ms
+dc_knob_server
 bg_start k ip netns exec nsB "$PP" -d srnic1 -g "$G1" -m forever 10.99.0.1 \
 	>/dev/null 2>&1
 sleep 3
@@ -203,11 +218,8 @@ t_check "dc_idle_evictions moved (dc_idle_ms 300)" \
 	test "$(c0 dc_idle_evictions)" -gt "$idl0"
 out=$(cli -m ping -i 5)
 dc_report "the DCT serves after the idle eviction" $? "$out"
-wait_done 60 "$srv"
-rc=$?
-[ "$rc" -eq 124 ] && bg_stop "$srv"
-t_eq "that server ended clean" "$rc" 0 || sed 's/^/  | /' "$SRV_OUT"
-echo 256 >$K/dc_max_attach && echo 10000 >$K/dc_idle_ms
+dc_knob_server_end "dc_idle_ms 300"
+echo 10000 >$K/dc_idle_ms
 
 # the default mode, through the stock rxe provider: no DC
 t_expect_fail "the default mode refuses a DCT (EOPNOTSUPP)" \
