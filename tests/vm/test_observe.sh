@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# vmrun-tcg: single (it switches tracepoints on and off: see tests/vm/vmrun)
 #
 # srnic observability, run inside the VM (issue 5, kernel side):
 #

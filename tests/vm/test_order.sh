@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# vmrun-tcg: single (it switches tracepoints on and off: see tests/vm/vmrun)
 #
 # One QP's packets leave in PSN order, inside the VM
 # (tests/vm/vmrun tests/vm/test_order.sh):

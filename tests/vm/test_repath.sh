@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# vmrun-tcg: single (it switches tracepoints on and off: see tests/vm/vmrun)
 #
 # Re-pathing (issue 16): an RC QP whose path through an ECMP fabric
 # black-holes its packets moves to a new UDP source port, and so to another
