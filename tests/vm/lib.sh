@@ -744,6 +744,17 @@ native_trio_up() {
 	G1=$(ready roce_gid_index srnic1 10.99.0.2) || _t_setup_failed "srnic1 GID"
 }
 
+# native_trio_down: undo native_trio_up (each step checked, the kernel log
+# clean before and after)
+native_trio_down() {
+	t_kernel_clean "no kernel warnings"
+	t_check "rdma link delete srnic0" ip netns exec nsA rdma link delete srnic0
+	t_check "rdma link delete srnic1" ip netns exec nsB rdma link delete srnic1
+	t_check "rdma link delete srnicd" rdma link delete srnicd
+	t_check "rmmod" rmmod srnic
+	t_kernel_clean "still no kernel warnings after teardown"
+}
+
 tagged() { sed -E "s/^(ok|not ok) /\1 [$1] /"; }
 
 # srnic_pair_down [ERE]: undo srnic_pair_up after a test's traffic: a clean

@@ -226,10 +226,5 @@ t_expect_fail "the default mode refuses a DCT (EOPNOTSUPP)" \
 	"Operation not supported" "$PP" -d srnicd -g 0 -s -c 0
 t_eq "no ICRC errors" "$(c0 rcvd_icrc_err)" 0
 
-t_kernel_clean "no kernel warnings"
-t_check "rdma link delete srnic0" ip netns exec nsA rdma link delete srnic0
-t_check "rdma link delete srnic1" ip netns exec nsB rdma link delete srnic1
-t_check "rdma link delete srnicd" rdma link delete srnicd
-t_check "rmmod" rmmod srnic
-t_kernel_clean "still no kernel warnings after teardown"
+native_trio_down
 t_summary

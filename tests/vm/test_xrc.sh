@@ -96,10 +96,5 @@ t_eq "the XRC READ with a wrong R_Key NAKed (resp_remote_access_errors)" \
 	"$(($(counter srnic0 resp_remote_access_errors) - acc0))" 1
 t_eq "no ICRC errors" "$(counter srnic0 rcvd_icrc_err)" 0
 
-t_kernel_clean "no kernel warnings"
-t_check "rdma link delete srnic0" ip netns exec nsA rdma link delete srnic0
-t_check "rdma link delete srnic1" ip netns exec nsB rdma link delete srnic1
-t_check "rdma link delete srnicd" rdma link delete srnicd
-t_check "rmmod" rmmod srnic
-t_kernel_clean "still no kernel warnings after teardown"
+native_trio_down
 t_summary

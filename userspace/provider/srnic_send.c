@@ -21,24 +21,20 @@
 /* Opcodes a user QP of each type may post (the kernel's srnic_wr_allowed()). */
 bool srnic_opcode_ok(enum ibv_qp_type type, enum ibv_wr_opcode op)
 {
-	/* XRC: no invalidation, no local ops; a receive QP sends nothing */
-	if (type == IBV_QPT_XRC_SEND)
+	/*
+	 * XRC and a DCI (srnicdv.h): RC's remote operations, no invalidation,
+	 * no local ops
+	 */
+	if (type == IBV_QPT_XRC_SEND || type == IBV_QPT_DRIVER)
 		return op == IBV_WR_SEND || op == IBV_WR_SEND_WITH_IMM ||
 		       op == IBV_WR_RDMA_WRITE ||
 		       op == IBV_WR_RDMA_WRITE_WITH_IMM ||
 		       op == IBV_WR_RDMA_READ ||
 		       op == IBV_WR_ATOMIC_CMP_AND_SWP ||
 		       op == IBV_WR_ATOMIC_FETCH_AND_ADD;
+	/* an XRC receive QP sends nothing */
 	if (type == IBV_QPT_XRC_RECV)
 		return false;
-	/* a DCI (srnicdv.h): RC's remote operations but SEND with invalidate */
-	if (type == IBV_QPT_DRIVER)
-		return op == IBV_WR_SEND || op == IBV_WR_SEND_WITH_IMM ||
-		       op == IBV_WR_RDMA_WRITE ||
-		       op == IBV_WR_RDMA_WRITE_WITH_IMM ||
-		       op == IBV_WR_RDMA_READ ||
-		       op == IBV_WR_ATOMIC_CMP_AND_SWP ||
-		       op == IBV_WR_ATOMIC_FETCH_AND_ADD;
 	switch (op) {
 	case IBV_WR_SEND:
 	case IBV_WR_SEND_WITH_IMM:
