@@ -9,7 +9,9 @@
 #    routing, netns, rdma_rxe + rdma-core in the guest)
 # 2. a guest script's exit status (7) is vmrun's exit status; a guest that
 #    dies before its script starts is booted once more (exit 125 when it
-#    dies again), one that dies after is not
+#    dies again), one that dies after is not; a script's "# vmrun-tcg:
+#    single" line reaches qemu's -accel, VMRUN_TCG and --tcg override it, a
+#    bad mode is a one-line error
 # 3. --timeout 20 on a script sleeping 600 s: exit 124 within 40 s, and no
 #    qemu of that run is left (pgrep -f on the run's unique VMRUN_TAG)
 # 4. --pair: guests a and b ping each other over their link and exchange a
@@ -70,6 +72,30 @@ else
 	show_log "$TMP/exit7.log"
 	t_fail "guest exit 7 -> vmrun exit 7" "vmrun exit $rc"
 fi
+
+# 2a. TCG threading: a script's "# vmrun-tcg: single" line reaches qemu's
+# -accel; VMRUN_TCG overrides the line, --tcg overrides both; a bad mode is
+# a one-line usage error before any boot
+printf '# vmrun-tcg: single\necho "tcg script"\nsleep 3\n' >"$TMP/single.sh"
+tag=harness-tcg-$$-$RANDOM
+VMRUN_TAG=$tag "$VMRUN" --timeout 120 "$TMP/single.sh" >"$TMP/single.log" 2>&1 &
+vpid=$!
+accel=
+for _ in $(seq 300); do
+	accel=$(pgrep -af "vmrun-$tag-a" | grep -o 'tcg,thread=[a-z]*' | head -n1)
+	[ -n "$accel" ] && break
+	sleep 0.2
+done
+wait "$vpid"
+vrc=$?
+t_eq "a script's '# vmrun-tcg: single' line: qemu runs with -accel $accel" \
+	"$accel exit $vrc $(grep -c '^tcg script' "$TMP/single.log")" "tcg,thread=single exit 0 1"
+VMRUN_TCG=multi run_vm "$TMP/multi.log" --timeout 120 "$TMP/single.sh"
+t_eq "VMRUN_TCG=multi overrides the script's line" \
+	"$rc $(grep -c 'TCG multi,' "$TMP/multi.log")" "0 1"
+VMRUN_TCG=multi run_vm "$TMP/bad.log" --tcg 2 "$TMP/single.sh"
+t_eq "--tcg overrides VMRUN_TCG; --tcg 2: one-line error, exit 2, no boot" \
+	"$rc $(wc -l <"$TMP/bad.log") $(grep -c "single or multi, not '2'" "$TMP/bad.log")" "2 1 1"
 
 # 2b. a guest that dies in early boot (here: no init, so the kernel panics
 # before SCRIPT) is booted once more, once, saying so; --keep-log keeps the
