@@ -75,8 +75,11 @@ else
 		# under TCG has died in early boot now and then (a KASAN report
 		# in identify_boot_cpu after "tsc: Unable to calibrate against
 		# PIT"); the first console is kept as $c.noboot.
+		# the test's own "# vmrun-tcg:" line (vmrun reads debug_run.sh's)
+		tcg=$(sed -n 's/^# vmrun-tcg: *\([a-z]*\).*/\1/p' "tests/vm/$n.sh" | head -n1)
 		tally "$n" "$logdir/$n.log" tests/vm/vmrun --timeout "$tmo" \
-			--keep-log "$c" tests/vm/debug_run.sh "tests/vm/$n.sh"
+			--tcg "${VMRUN_TCG:-${tcg:-multi}}" --keep-log "$c" \
+			tests/vm/debug_run.sh "tests/vm/$n.sh"
 		# said by debug_run.sh in the guest (vmrun's own line comes
 		# before any boot, and loglevel=5 hides the kernel's banner)
 		booted=0
