@@ -206,6 +206,27 @@ static ssize_t netdev_show(struct device *device,
 }
 static DEVICE_ATTR_RO(netdev);
 
+/* A number knob from @min to @max, read without a lock. */
+static ssize_t srnic_dev_u32_show(u32 *knob, char *buf)
+{
+	return sysfs_emit(buf, "%u\n", READ_ONCE(*knob));
+}
+
+static ssize_t srnic_dev_u32_store(u32 *knob, u32 min, u32 max,
+				   const char *buf, size_t count)
+{
+	u32 v;
+	int err;
+
+	err = kstrtou32(buf, 0, &v);
+	if (err)
+		return err;
+	if (v < min || v > max)
+		return -ERANGE;
+	WRITE_ONCE(*knob, v);
+	return count;
+}
+
 /*
  * Re-pathing (srnic_req_repath()): after this many retransmit timeouts in a
  * row without progress an RC QP takes a new UDP source port; 0 (default):
@@ -216,7 +237,7 @@ static ssize_t repath_timeouts_show(struct device *device,
 {
 	struct srnic_dev *sdev = to_srnic_dev(rdma_device_to_ibdev(device));
 
-	return sysfs_emit(buf, "%u\n", READ_ONCE(sdev->repath_timeouts));
+	return srnic_dev_u32_show(&sdev->repath_timeouts, buf);
 }
 
 static ssize_t repath_timeouts_store(struct device *device,
@@ -224,16 +245,9 @@ static ssize_t repath_timeouts_store(struct device *device,
 				     const char *buf, size_t count)
 {
 	struct srnic_dev *sdev = to_srnic_dev(rdma_device_to_ibdev(device));
-	u32 v;
-	int err;
 
-	err = kstrtou32(buf, 0, &v);
-	if (err)
-		return err;
-	if (v > SRNIC_REPATH_TIMEOUTS_MAX)
-		return -ERANGE;
-	WRITE_ONCE(sdev->repath_timeouts, v);
-	return count;
+	return srnic_dev_u32_store(&sdev->repath_timeouts, 0,
+				   SRNIC_REPATH_TIMEOUTS_MAX, buf, count);
 }
 static DEVICE_ATTR_RW(repath_timeouts);
 
@@ -301,29 +315,13 @@ static ssize_t tx_batch_store(struct device *device,
 }
 static DEVICE_ATTR_RW(tx_batch);
 
-/* A number knob from @min to @max, read without a lock. */
-static ssize_t srnic_dev_u32_store(u32 *knob, u32 min, u32 max,
-				   const char *buf, size_t count)
-{
-	u32 v;
-	int err;
-
-	err = kstrtou32(buf, 0, &v);
-	if (err)
-		return err;
-	if (v < min || v > max)
-		return -ERANGE;
-	WRITE_ONCE(*knob, v);
-	return count;
-}
-
 /* DC: attachments a DCT holds at most, read when a DCT is created */
 static ssize_t dc_max_attach_show(struct device *device,
 				  struct device_attribute *attr, char *buf)
 {
 	struct srnic_dev *sdev = to_srnic_dev(rdma_device_to_ibdev(device));
 
-	return sysfs_emit(buf, "%u\n", READ_ONCE(sdev->dc_max_attach));
+	return srnic_dev_u32_show(&sdev->dc_max_attach, buf);
 }
 
 static ssize_t dc_max_attach_store(struct device *device,
@@ -343,7 +341,7 @@ static ssize_t dc_idle_ms_show(struct device *device,
 {
 	struct srnic_dev *sdev = to_srnic_dev(rdma_device_to_ibdev(device));
 
-	return sysfs_emit(buf, "%u\n", READ_ONCE(sdev->dc_idle_ms));
+	return srnic_dev_u32_show(&sdev->dc_idle_ms, buf);
 }
 
 static ssize_t dc_idle_ms_store(struct device *device,
