@@ -48,6 +48,9 @@ if ! make -s userspace >"$logdir/build-userspace.log" 2>&1; then
 	tail -n 20 "$logdir/build-userspace.log"
 	ko "make userspace (see $logdir/build-userspace.log)"
 fi
+# test_dc lists DC QPs with Debian 13's rdma (cached; tier_vm builds it too)
+tools/trixie-chroot.sh >"$logdir/trixie-chroot.log" 2>&1 ||
+	echo "debug: tools/trixie-chroot.sh failed (see $logdir/trixie-chroot.log)"
 make -s module-clean >/dev/null 2>&1
 if ! make -s module KDIR="$d/linux" >"$logdir/build.log" 2>&1; then
 	tail -n 20 "$logdir/build.log"

@@ -20,7 +20,9 @@
 #     and the DCT serves the same DCI (reset) and others after;
 #   - a DCT number nobody has: the WR fails, dc_unknown_dct moves;
 #   - kill -9 of a client mid-stream, then a new client is served;
-#   - srnicctl qp show lists the DCT and DCI (type DCI/DCT);
+#   - srnicctl qp show lists the DCT and DCI (type DCI/DCT); so does
+#     Debian 13's `rdma -dd resource show qp` (type DRIVER, drv_dc_type),
+#     not Debian 12's (it never asks nldev for driver-detail QPs);
 #   - tests/vm/dc_forge.py: forged DC frames at an RC QP (dropped,
 #     dc_not_dc_qp_drops), at no QP (dc_unknown_dct), cut inside the
 #     DCETH (rcvd_bad_hdr), with a wrong key and no ATTACH
@@ -118,16 +120,34 @@ bg_start k ip netns exec nsB "$PP" -d srnic1 -g "$G1" -m forever 10.99.0.1 \
 sleep 3
 ip netns exec nsA build/userspace/ctl/srnicctl qp show srnic0 >"$QPS" 2>&1
 ip netns exec nsA rdma -dd resource show qp >"$RES" 2>&1
+# ib_core dumps a QP of type DRIVER (DC QPs, like mlx5's) only to a request
+# that asks for driver details (RDMA_NLDEV_ATTR_DRIVER_DETAILS). Debian 12's
+# rdma (iproute2 6.1) never asks; Debian 13's (the trixie chroot) does with -dd.
+RES13=/tmp/dc_res13.txt
+R13=$(tools/trixie-chroot.sh --path 2>/dev/null) || R13=
+if [ -n "$R13" ]; then
+	mountpoint -q "$R13/proc" || mount -t proc proc "$R13/proc"
+	ip netns exec nsA chroot "$R13" rdma -dd resource show qp >"$RES13" 2>&1
+	ip netns exec nsA chroot "$R13" rdma resource show qp >"$RES13.nodd" 2>&1
+fi
 kill -9 -- "-$k" 2>/dev/null
 wait "$k" 2>/dev/null
 t_check "srnicctl qp show: the DCT" grep -Eq '(^|[^_])type[ =:"]*DCT' "$QPS" ||
 	sed 's/^/  | /' "$QPS"
 t_check "srnicctl qp show: the DCI" grep -Eq '(^|[^_])type[ =:"]*DCI' "$QPS"
-# Debian 12's rdma tool (iproute2 6.1) lists no DC QP (nor the DCI of the
-# killed client) although nldev's dump that srnicctl reads has them: shown,
-# not checked (docs/dc.md "Not done")
-grep -a "DRIVER\|dc_type" "$RES" | sed 's/^/# rdma: /'
-grep -c "" "$RES" | sed 's/^/# rdma -dd resource show qp lines: /'
+t_eq "rdma -dd (iproute2 6.1, no driver details asked): no DC QP" \
+	"$(grep -c 'dc_type' "$RES")" 0
+if [ -n "$R13" ]; then
+	sed 's/^/  | rdma 13: /' "$RES13"
+	t_check "rdma -dd (Debian 13's iproute2): the DCT, type DRIVER, drv_dc_type DCT" \
+		grep -Eq 'link srnic0/1 .*type DRIVER .*drv_dc_type DCT' "$RES13"
+	t_check "rdma -dd (Debian 13's iproute2): the DCI, drv_dc_type DCI, its target" \
+		grep -Eq 'link srnic1/1 .*type DRIVER .*drv_dc_type DCI drv_dc_dct [0-9]+' "$RES13"
+	t_eq "rdma without -dd (Debian 13's iproute2): no DC QP" \
+		"$(grep -c 'type DRIVER' "$RES13.nodd")" 0
+else
+	t_fail "trixie chroot present (Debian 13's rdma)" "tools/trixie-chroot.sh"
+fi
 
 out=$(cli -m ping -i 20)
 dc_report "a new client after kill -9 of one" $? "$out"
