@@ -89,14 +89,20 @@ static long status_kb(const char *key)
 /*
  * The device's RNR NAKs sent (both QPs are on it); -1 if unreadable. From
  * fd 3 if the caller opened DEV's send_rnr_err there (a network namespace
- * may not show the device's sysfs), else from sysfs.
+ * may not show the device's sysfs), else from sysfs. ib_core answers a
+ * sysfs hw_counters read from a copy up to its lifespan old (10 ms, in
+ * jiffies): an atomic's RNR NAK and retry can both fit in that, and the
+ * read after them showed the read before (on 7.3, once). Waiting 30 ms
+ * first makes every read fresh.
  */
 static long rnr_naks(void)
 {
 	char path[256], buf[32];
-	ssize_t n = pread(3, buf, sizeof(buf) - 1, 0);
+	ssize_t n;
 	int fd;
 
+	usleep(30000);
+	n = pread(3, buf, sizeof(buf) - 1, 0);
 	if (n <= 0) {
 		snprintf(path, sizeof(path),
 			 "/sys/class/infiniband/%s/ports/1/hw_counters/send_rnr_err",

@@ -127,7 +127,10 @@ RES13=/tmp/dc_res13.txt
 R13=$(tools/trixie-chroot.sh --path 2>/dev/null) || R13=
 if [ -n "$R13" ]; then
 	mountpoint -q "$R13/proc" || mount -t proc proc "$R13/proc"
-	ip netns exec nsA chroot "$R13" rdma -dd resource show qp >"$RES13" 2>&1
+	# its lines wrap: one line per QP again
+	ip netns exec nsA chroot "$R13" rdma -dd resource show qp 2>&1 |
+		awk '/^link / { if (l != "") print l; l = $0; next }
+		     { sub(/^ +/, " "); l = l $0 } END { if (l != "") print l }' >"$RES13"
 	ip netns exec nsA chroot "$R13" rdma resource show qp >"$RES13.nodd" 2>&1
 fi
 kill -9 -- "-$k" 2>/dev/null
@@ -141,8 +144,10 @@ if [ -n "$R13" ]; then
 	sed 's/^/  | rdma 13: /' "$RES13"
 	t_check "rdma -dd (Debian 13's iproute2): the DCT, type DRIVER, drv_dc_type DCT" \
 		grep -Eq 'link srnic0/1 .*type DRIVER .*drv_dc_type DCT' "$RES13"
-	t_check "rdma -dd (Debian 13's iproute2): the DCI, drv_dc_type DCI, its target" \
-		grep -Eq 'link srnic1/1 .*type DRIVER .*drv_dc_type DCI drv_dc_dct [0-9]+' "$RES13"
+	dct=$(awk '/^link srnic0\/1 .*drv_dc_type DCT/ { for (i = 1; i < NF; i++)
+		if ($i == "lqpn") { print $(i + 1); exit } }' "$RES13")
+	t_check "rdma -dd (Debian 13's iproute2): the client's DCI, its target the DCT (${dct:-none})" \
+		grep -Eq "^link srnic1/1 .*type DRIVER .*drv_dc_type DCI drv_dc_dct ${dct:-none} " "$RES13"
 	t_eq "rdma without -dd (Debian 13's iproute2): no DC QP" \
 		"$(grep -c 'type DRIVER' "$RES13.nodd")" 0
 else
