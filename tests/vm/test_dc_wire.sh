@@ -7,9 +7,10 @@
 #   srnic0 on vethA 10.99.0.1 ==== veth ==== vethB 10.99.0.2, srnic1
 #
 # 1. Both devices "type srnic_native". tests/vm/dc_wire.py captures every
-#    frame on vethB (both directions, whole) while srnic_dc_pingpong runs a
-#    short exchange: a server with two DCTs (a key with eight different
-#    bytes); a ping client (3 SENDs of 3,033 bytes, FIRST/MIDDLE/LAST, each
+#    frame on vethB (both directions, whole, through a TPACKET_V2 ring;
+#    kept in build/test-logs/dc_wire.pcap when a check fails) while
+#    srnic_dc_pingpong runs a short exchange: a server with two DCTs (a
+#    key with eight different bytes); a ping client (3 SENDs of 3,033 bytes, FIRST/MIDDLE/LAST, each
 #    echoed by the server's DCI to the client's DCT); a multi client (two
 #    rounds over both DCTs: SEND, WRITE of one or two packets, READ back,
 #    FETCH_ADD, CMP_SWP; its DCI moves DCT 0 -> 1 -> 0 -> 1: four
