@@ -27,8 +27,9 @@
  *            IBV_WC_REM_ACCESS_ERR; then, reset, the right key works
  *   unknown  a SEND to a DCT number nobody has must fail (retries run out)
  *   forever  SENDs to DCT 0 until killed
- * Output: "ok NAME" / "not ok NAME: why" lines, "# ..." information, and
- * "srnic_dc_pingpong: done" at the end; exit status 0 iff all ok.
+ * Output: "ok NAME" / "not ok NAME: why" lines, "# ..." information (the
+ * QP numbers and keys of each side: tests/vm/test_dc_wire.sh reads them),
+ * and "srnic_dc_pingpong: done" at the end; exit status 0 iff all ok.
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
@@ -58,6 +59,7 @@
 #define SRQ_DEPTH	256
 #define MAGIC		0x44435050u	/* "DCPP" */
 #define F_ECHO		1u
+#define CLI_KEY		0x5eedu		/* the access key of a client's DCT */
 
 struct msg {
 	uint32_t magic;
@@ -677,8 +679,8 @@ static int server(const char *devname, int gidx, uint32_t ndct, int clients,
 		die("server DCI");
 	for (i = 0; i < MAX_CLIENTS; i++)
 		s->cl[i].fd = -1;
-	printf("# server: %u DCTs (%u..%u), key %#" PRIx64 "\n", ndct,
-	       s->dctn[0], s->dctn[ndct - 1], key);
+	printf("# server: %u DCTs (%u..%u), key %#" PRIx64 ", DCI %u\n", ndct,
+	       s->dctn[0], s->dctn[ndct - 1], key, s->dci->qp_num);
 	fflush(stdout);
 	lfd = srv_listen();
 	srv_loop(s, lfd, clients);
@@ -930,7 +932,7 @@ static int cli_connect(struct cli *c, const char *host)
 		return -1;
 	c->id = c->srv.slot;
 	/* our DCT (echoes come to it) and our id, in the slot field */
-	return peer_send(fd, "CLI", &c->d.gid, 0x5eed, c->d.mr->rkey,
+	return peer_send(fd, "CLI", &c->d.gid, CLI_KEY, c->d.mr->rkey,
 			 (uintptr_t)c->d.buf, c->id, 1, &c->dct->qp_num);
 }
 
@@ -948,12 +950,15 @@ static int client(const char *devname, int gidx, const char *host,
 		die("calloc");
 	dev_open(&c->d, devname, gidx);
 	srq_make(&c->d);
-	c->dct = dc_make(&c->d, false, 0x5eed);
+	c->dct = dc_make(&c->d, false, CLI_KEY);
 	qp = dc_make(&c->d, true, 0);
 	if (!c->dct || !qp)
 		die("client DC QPs");
 	if (cli_connect(c, host))
 		die("connect");
+	printf("# client: DCI %u, DCT %u, key %#x\n", qp->qp_num,
+	       c->dct->qp_num, CLI_KEY);
+	fflush(stdout);
 	c->ah = ah_make(&c->d, &c->srv.gid);
 	if (!c->ah)
 		die("ibv_create_ah");
