@@ -26,10 +26,17 @@
 
 #include "srnic.h"
 
-/* Does @wqe go to the target the DCI is attached to? */
-static bool srnic_dci_same(struct srnic_qp *qp,
-			   const struct srnic_send_wqe *wqe)
+/**
+ * srnic_dci_same() - does @wqe go to the target the DCI is attached to?
+ * @qp: the DCI, req_lock held
+ * @wqe: a WQE of its send queue
+ *
+ * Return: true if @wqe can follow what was sent without a drain, DETACH
+ * and attach (srnic_dci_prepare()).
+ */
+bool srnic_dci_same(struct srnic_qp *qp, const struct srnic_send_wqe *wqe)
 {
+	lockdep_assert_held(&qp->req_lock);
 	return qp->dci.attached && qp->dci.dctn == wqe->remote_qpn &&
 	       qp->dci.key == wqe->dc_key &&
 	       ipv6_addr_equal(&qp->av.daddr, &wqe->av.daddr) &&

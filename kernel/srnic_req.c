@@ -520,9 +520,11 @@ static void srnic_req_local_op(struct srnic_qp *qp, struct srnic_send_wqe *wqe)
 
 /*
  * Will the WQE after the one at @cur be sent right after it? Only a fetched
- * remote operation, not fenced, on a QP in RTS: its packets carry the
- * AckReq (srnic_req_ackreq()). A local operation, a fence or SQD may hold
- * the queue, and the message before would wait for its ACK until the
+ * remote operation, not fenced, on a QP in RTS, and on a DCI only one to
+ * the target it is attached to: its packets carry the AckReq
+ * (srnic_req_ackreq()). A local operation, a fence, SQD or a DCI's move to
+ * another target (which waits for everything sent to be acknowledged) may
+ * hold the queue, and the message before would wait for its ACK until the
  * retransmit timer.
  */
 static bool srnic_req_next_goes(struct srnic_qp *qp)
@@ -535,7 +537,8 @@ static bool srnic_req_next_goes(struct srnic_qp *qp)
 	wqe = srnic_swqe(qp, next);
 	return wqe->state == SRNIC_WQE_POSTED &&
 	       !srnic_wr_is_local(wqe->opcode) &&
-	       !(wqe->send_flags & IB_SEND_FENCE);
+	       !(wqe->send_flags & IB_SEND_FENCE) &&
+	       (!srnic_qp_is_dci(qp) || srnic_dci_same(qp, wqe));
 }
 
 /*

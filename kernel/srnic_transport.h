@@ -58,6 +58,7 @@ int srnic_dci_prepare(struct srnic_qp *qp, struct srnic_send_wqe *wqe,
 		      bool idle, struct sk_buff **detach, struct srnic_av *av);
 bool srnic_dci_window_open(struct srnic_qp *qp);
 bool srnic_dci_attaching(struct srnic_qp *qp, u32 psn);
+bool srnic_dci_same(struct srnic_qp *qp, const struct srnic_send_wqe *wqe);
 u8 srnic_dci_flags(struct srnic_qp *qp, u32 psn, unsigned long timeout);
 bool srnic_dci_rcv(struct srnic_qp *qp, struct srnic_pkt *pkt);
 void srnic_dci_reset(struct srnic_qp *qp);

@@ -31,6 +31,10 @@
 #     dc_max_attach 1 a killed client's quiescent attachment is evicted
 #     for the next client (dc_lru_evictions), with dc_idle_ms 300 one is
 #     freed by the idle scan (dc_idle_evictions);
+#   - srnic_dc_bench (tools/dc-bench.sh's tool) to 16 peers: RC, DC (1 DCI),
+#     DC SEND (2 DCIs): exit 0, every byte verified, its JSON fields, the
+#     QPs srnicctl lists during the run (16 + 16 RC; 1 DCI + 16 DCTs); one
+#     corrupted byte makes it fail;
 #   - the default mode refuses DC (EOPNOTSUPP).
 set -u
 cd "$(dirname "$0")/../.." || exit 1
@@ -245,6 +249,86 @@ out=$(cli -m ping -i 5)
 dc_report "the DCT serves after the idle eviction" $? "$out"
 dc_knob_server_end "dc_idle_ms 300"
 echo 10000 >$K/dc_idle_ms
+
+# srnic_dc_bench (tools/dc-bench.sh's tool): one client to 16 peers, RC
+# (16 QP pairs) and DC (16 DCTs, 1 DCI), WRITE and SEND; every byte
+# verified by the tool (its exit status), the JSON line's fields, and the
+# QPs the kernel lists while the client holds after its setup; --corrupt
+# (one byte changed before it is written) must fail the verification
+DCB=build/userspace/tools/srnic_dc_bench HOLD=/tmp/dcb.hold
+# dcb_run NAME WANT_RC CLIENT_ARGS...: one server and one client run; the
+# client's output in /tmp/dcb.cli, the kernel's QP counts (client's device,
+# server's device) in DCB_KQ
+dcb_run() {
+	local name=$1 want=$2 srv rc cli out_s
+	shift 2
+	rm -f "$HOLD" "$HOLD.ready"
+	out_s=$(mktemp)
+	bg_start srv timeout 120 ip netns exec nsA "$DCB" -d srnic0 -g "$G0" \
+		--server >"$out_s" 2>&1
+	ready tcp_listening 18516 nsA
+	bg_start cli timeout 120 ip netns exec nsB "$DCB" -d srnic1 -g "$G1" \
+		--peers 16 --iters 4 --hold "$HOLD" "$@" 10.99.0.1 >/tmp/dcb.cli 2>&1
+	settle -t 60 test -e "$HOLD.ready"
+	DCB_KQ="$(kq nsB srnic1) / $(kq nsA srnic0)"
+	touch "$HOLD"
+	wait_done 100 "$cli"
+	rc=$?
+	if [ "$want" = 0 ]; then
+		t_from_output "$name" "$rc" "$(sed -E "s/^(ok|not ok) /\1 [$name] /;
+			s/^srnic_dc_bench: done/$name: done/" /tmp/dcb.cli)"
+	else
+		t_eq "$name: the client's exit status" "$rc" 1
+	fi
+	wait_done 30 "$srv"
+	t_eq "$name: the server's exit status" "$?" "$want" || sed 's/^/  | /' "$out_s"
+	rm -f "$out_s"
+}
+# kq NS DEV: "RC=n DCI=n DCT=n", the QPs srnicctl lists for DEV by type
+kq() {
+	local j t line=
+	j=$(ip netns exec "$1" build/userspace/ctl/srnicctl -j qp show "$2" 2>&1)
+	for t in RC DCI DCT; do
+		line+=" $t=$(grep -o "\"type\":\"$t\"" <<<"$j" | wc -l)"
+	done
+	echo "${line# }"
+}
+# dcb_json NAME EXPR: the JSON line of the last client's output has EXPR
+# true (python; r is the record)
+dcb_json() {
+	t_check "$1: JSON $2" python3 -c '
+import json, sys
+r = [json.loads(l) for l in open("/tmp/dcb.cli") if l.startswith("{")][0]
+sys.exit(0 if eval(sys.argv[1]) else 1)' "$2"
+}
+FIELDS="all(k in r for k in ('transport', 'peers', 'qps_client', 'qps_server', 'setup_ms', 'kmem_setup_kb', 'kmem_traffic_kb', 'bw_mib_s', 'lat_rr_us', 'lat_one_us', 'verified_bytes'))"
+
+dcb_run "bench RC" 0 --transport rc
+t_eq "bench RC: the kernel lists 16 RC QPs on each side (client / server)" \
+	"$DCB_KQ" "RC=16 DCI=0 DCT=0 / RC=16 DCI=0 DCT=0"
+dcb_json "bench RC" "$FIELDS"
+dcb_json "bench RC" "r['transport'] == 'rc' and r['qps_client'] == 16 and r['qps_server'] == 16 and r['verified']"
+dcb_json "bench RC" "r['verified_bytes'] == 16 * 4 * 4096 and r['verified_exact'] and r['lat_rr_n'] == 48"
+
+att0=$(c0 dc_attach)
+dcb_run "bench DC" 0 --transport dc
+t_eq "bench DC: the kernel lists 1 DCI (client) and 16 DCTs (server)" \
+	"$DCB_KQ" "RC=0 DCI=1 DCT=0 / RC=0 DCI=0 DCT=16"
+dcb_json "bench DC" "$FIELDS"
+dcb_json "bench DC" "r['transport'] == 'dc' and r['qps_client'] == 1 and r['qps_server'] == 16 and r['dcis'] == 1 and r['verified']"
+dcb_json "bench DC" "r['verified_bytes'] == 16 * 4 * 4096 and r['verified_exact']"
+t_check "bench DC: dc_attach moved by 16 or more ($(($(c0 dc_attach) - att0)))" \
+	test $(($(c0 dc_attach) - att0)) -ge 16
+
+dcb_run "bench DC SEND, 2 DCIs" 0 --transport dc --dcis 2 --op send
+t_eq "bench DC SEND: the kernel lists 2 DCIs and 16 DCTs" \
+	"$DCB_KQ" "RC=0 DCI=2 DCT=0 / RC=0 DCI=0 DCT=16"
+dcb_json "bench DC SEND" "r['op'] == 'send' and r['qps_client'] == 2 and r['verified_bytes'] == 16 * 4 * 4096"
+
+dcb_run "bench DC, one byte corrupted" 1 --transport dc --corrupt
+t_check "bench DC --corrupt: the client reports the server's FAIL" \
+	grep -q "^not ok bandwidth: the server's verdict: FAIL" /tmp/dcb.cli
+dcb_json "bench DC --corrupt" "r['verified'] is False and r['verified_bytes'] == 0"
 
 # the default mode, through the stock rxe provider: no DC
 t_expect_fail "the default mode refuses a DCT (EOPNOTSUPP)" \
