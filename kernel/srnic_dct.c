@@ -14,12 +14,19 @@
  * SRNIC_DC_ATT), so sequencing, duplicates, the READ/atomic replay
  * window, RNR and out-of-order placement are RC's code and tests.
  *
- * Bounds: at most SRNIC_DCT_MAX_ATTACH attachments per DCT; a new ATTACH
- * beyond evicts the least recently used quiescent one (no message open,
- * no response queued, idle past the initiator's retransmission horizon)
- * or is answered with an RNR NAK. An idle scan (a delayed work item while
- * the DCT has attachments) frees those idle for the device's dc_idle_ms
- * (sysfs srnic/).
+ * Bounds: at most the device's dc_max_attach attachments per DCT; a new
+ * ATTACH beyond evicts the least recently used quiescent one (no message
+ * open, no response queued, idle past the initiator's retransmission
+ * horizon) or is answered with an RNR NAK. An idle scan (a delayed work
+ * item while the DCT has attachments) frees those idle for the device's
+ * dc_idle_ms (sysfs srnic/), and those detached once idle past the
+ * horizon.
+ *
+ * DETACH does not free an attachment: it marks it detached, and it stays
+ * until quiescent. Freed at once, a late duplicate of its first packet
+ * (ATTACH, the same generation) would open it again at that packet's PSN
+ * and execute the request a second time; kept, the duplicate is RC's
+ * duplicate (test_dc_loss.sh replays one).
  *
  * Lifetime: the table (a hash of RCU lists) holds one reference of each
  * attachment's QP; a packet takes another for its handling. Unlinking
@@ -79,6 +86,8 @@ struct srnic_dct {
  * @gen: the attachment generation; never changes
  * @last_rx: jiffies of its last request (WRITE_ONCE/READ_ONCE)
  * @horizon: the initiator's retransmission horizon, in jiffies
+ * @detached: the initiator detached (under the DCT's @lock): freed once
+ *	quiescent, whatever dc_idle_ms is
  * @rcu: frees it after readers of @hash are done
  * @qp: its RC responder (see the top of the file)
  */
@@ -90,6 +99,7 @@ struct srnic_dc_att {
 	u32			gen;
 	unsigned long		last_rx;
 	unsigned long		horizon;
+	bool			detached;
 	struct rcu_head		rcu;
 	struct srnic_qp		qp;
 };
@@ -338,8 +348,13 @@ static void srnic_dct_idle_work(struct work_struct *work)
 
 	spin_lock_bh(&dct->lock);
 	hash_for_each_safe(dct->hash, bkt, tmp, att, node) {
-		if (!srnic_dc_att_quiescent(att, max(idle, att->horizon)))
+		if (!srnic_dc_att_quiescent(att, att->detached ? att->horizon :
+					    max(idle, att->horizon)))
 			continue;
+		if (att->detached) {
+			srnic_dct_unlink(dct, att, SRNIC_DC_CAUSE_DETACH);
+			continue;
+		}
 		srnic_count(dct->qp->sdev, SRNIC_CNT_DC_IDLE_EVICTIONS);
 		srnic_dct_unlink(dct, att, SRNIC_DC_CAUSE_IDLE);
 	}
@@ -360,6 +375,10 @@ static int srnic_dct_make_room(struct srnic_dct *dct)
 	victim = srnic_dct_lru(dct);
 	if (!victim)
 		return -EBUSY;
+	if (victim->detached) {
+		srnic_dct_unlink(dct, victim, SRNIC_DC_CAUSE_DETACH);
+		return 0;
+	}
 	srnic_count(dct->qp->sdev, SRNIC_CNT_DC_LRU_EVICTIONS);
 	srnic_dct_unlink(dct, victim, SRNIC_DC_CAUSE_LRU);
 	return 0;
@@ -444,7 +463,8 @@ static struct srnic_dc_att *srnic_dct_get(struct srnic_dct *dct,
 
 /*
  * DETACH: everything before its PSN was executed (the initiator drained):
- * the attachment goes. Answered with a DETACH ACK in every case.
+ * the attachment is detached, to be freed once quiescent (see the top of
+ * the file). Answered with a DETACH ACK in every case.
  */
 static void srnic_dct_detach(struct srnic_qp *dqp, struct srnic_pkt *pkt,
 			     const struct in6_addr *gid)
@@ -455,7 +475,7 @@ static void srnic_dct_detach(struct srnic_qp *dqp, struct srnic_pkt *pkt,
 
 	spin_lock_bh(&dct->lock);
 	att = srnic_dct_find(dct, gid, srnic_dceth_dci(pkt->dceth));
-	if (att && att->gen == srnic_dceth_gen(pkt->dceth)) {
+	if (att && att->gen == srnic_dceth_gen(pkt->dceth) && !att->detached) {
 		spin_lock(&att->qp.resp_lock);
 		done = att->qp.resp.epsn == pkt->psn && !att->qp.resp.in_msg &&
 		       !att->qp.resp.tx_busy;
@@ -463,7 +483,9 @@ static void srnic_dct_detach(struct srnic_qp *dqp, struct srnic_pkt *pkt,
 	}
 	if (done) {
 		srnic_count(dqp->sdev, SRNIC_CNT_DC_DETACH);
-		srnic_dct_unlink(dct, att, SRNIC_DC_CAUSE_DETACH);
+		att->detached = true;
+		/* its packets' copies may come for a horizon from now */
+		WRITE_ONCE(att->last_rx, jiffies);
 	}
 	spin_unlock_bh(&dct->lock);
 	srnic_dct_reply(dqp, pkt, SRNIC_OPCODE_DC_DETACH_ACK, 0);

@@ -26,7 +26,27 @@
  *   badkey   a SEND with a wrong access key must fail with
  *            IBV_WC_REM_ACCESS_ERR; then, reset, the right key works
  *   unknown  a SEND to a DCT number nobody has must fail (retries run out)
- *   forever  SENDs to DCT 0 until killed
+ *   forever  SENDs to DCT 0 until killed (with -W: until PATH.1 exists,
+ *            then DONE like the others)
+ *   tour     N rounds over every DCT in turn with the send queue kept full
+ *            (up to 32 WRs in flight, across DCTs: the DCI drains and moves
+ *            with WRs queued behind): even visits 5 SENDs of 1-4000 bytes,
+ *            an RDMA WRITE and a READ of it back (compared), FETCH_ADD and
+ *            CMP_SWP; odd visits the two atomics alone (a short
+ *            attachment). Every completion in order and successful, every
+ *            value returned checked; the server checks SENDs and slots.
+ *            With -W, the client drains and waits for PATH.R before round
+ *            R > 0 (the test changes something meanwhile)
+ *   exhaust  (-n 2 at the server, -W) SENDs to DCTs 0 and 1, then, once
+ *            PATH.1 exists (the test drops requests to DCT 1), SENDs to
+ *            DCT 1, 1 and 0 queued: the first fails IBV_WC_RETRY_EXC_ERR,
+ *            the others are flushed, the DCI is in the error state; reset,
+ *            it serves DCT 0; once PATH.2 exists, DCT 1 and 0 again
+ *   rnrfail  a SEND must fail with IBV_WC_RNR_RETRY_EXC_ERR (a full DCT;
+ *            -R sets the DCI's rnr_retry)
+ * Options: -r RETRY the DCIs' retry count (7), -R RNR the DCIs' rnr_retry
+ * (7: for ever), -W PATH (above), -T SECS how long a ping or forever SEND
+ * and a pong may take (30; a DCI waiting for a full DCT may need more).
  * Output: "ok NAME" / "not ok NAME: why" lines, "# ..." information (the
  * QP numbers and keys of each side: tests/vm/test_dc_wire.sh reads them),
  * and "srnic_dc_pingpong: done" at the end; exit status 0 iff all ok.
@@ -95,6 +115,8 @@ struct dev {
 };
 
 static int fails;
+static int opt_retry = 7, opt_rnr_retry = 7, opt_cq_secs = 30;
+static const char *opt_wait;
 
 static void ok(const char *name)
 {
@@ -223,7 +245,7 @@ static int dc_up(struct ibv_qp *qp, bool dci, int retry)
 	memset(&a, 0, sizeof(a));
 	a.timeout = 14;
 	a.retry_cnt = retry;
-	a.rnr_retry = 7;
+	a.rnr_retry = opt_rnr_retry;
 	a.max_rd_atomic = 16;
 	return qp_to(qp, IBV_QPS_RTS, IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
 		     IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN |
@@ -261,7 +283,7 @@ static struct ibv_qp *dc_make(struct dev *d, bool dci, uint64_t key)
 		a.srq = d->srq;
 	}
 	qp = srnicdv_create_qp(d->ctx, &a, &dv);
-	if (qp && dc_up(qp, dci, 7)) {
+	if (qp && dc_up(qp, dci, opt_retry)) {
 		ibv_destroy_qp(qp);
 		qp = NULL;
 	}
@@ -281,15 +303,14 @@ static struct ibv_ah *ah_make(struct dev *d, const union ibv_gid *gid)
 
 enum op { OP_SEND, OP_WRITE, OP_READ, OP_FADD, OP_CSWP };
 
-/* One work request on @qp to DCT @dctn; its completion's status. */
-static int dc_post(struct ibv_qp *qp, struct ibv_ah *ah, uint32_t dctn,
-		   uint64_t key, enum op op, struct ibv_sge *sge,
-		   uint32_t rkey, uint64_t raddr, uint64_t a1, uint64_t a2,
-		   uint64_t wr_id)
+/* One work request on @qp to DCT @dctn, in a batch ibv_wr_start() opened */
+static void dc_wr(struct ibv_qp *qp, struct ibv_ah *ah, uint32_t dctn,
+		  uint64_t key, enum op op, struct ibv_sge *sge,
+		  uint32_t rkey, uint64_t raddr, uint64_t a1, uint64_t a2,
+		  uint64_t wr_id)
 {
 	struct ibv_qp_ex *qpx = ibv_qp_to_qp_ex(qp);
 
-	ibv_wr_start(qpx);
 	qpx->wr_id = wr_id;
 	qpx->wr_flags = IBV_SEND_SIGNALED;
 	switch (op) {
@@ -311,7 +332,17 @@ static int dc_post(struct ibv_qp *qp, struct ibv_ah *ah, uint32_t dctn,
 	}
 	srnicdv_wr_set_dc_addr(qpx, ah, dctn, key);
 	ibv_wr_set_sge_list(qpx, 1, sge);
-	return ibv_wr_complete(qpx);
+}
+
+/* One work request on @qp to DCT @dctn, posted: 0 or an error number. */
+static int dc_post(struct ibv_qp *qp, struct ibv_ah *ah, uint32_t dctn,
+		   uint64_t key, enum op op, struct ibv_sge *sge,
+		   uint32_t rkey, uint64_t raddr, uint64_t a1, uint64_t a2,
+		   uint64_t wr_id)
+{
+	ibv_wr_start(ibv_qp_to_qp_ex(qp));
+	dc_wr(qp, ah, dctn, key, op, sge, rkey, raddr, a1, a2, wr_id);
+	return ibv_wr_complete(ibv_qp_to_qp_ex(qp));
 }
 
 /* Wait for one completion on @cq: its status, or -1 on a timeout. */
@@ -681,6 +712,8 @@ static int server(const char *devname, int gidx, uint32_t ndct, int clients,
 		s->cl[i].fd = -1;
 	printf("# server: %u DCTs (%u..%u), key %#" PRIx64 ", DCI %u\n", ndct,
 	       s->dctn[0], s->dctn[ndct - 1], key, s->dci->qp_num);
+	for (j = 0; j < ndct; j++)
+		printf("# dctn %u %u\n", j, s->dctn[j]);
 	fflush(stdout);
 	lfd = srv_listen();
 	srv_loop(s, lfd, clients);
@@ -731,7 +764,7 @@ static int cli_send(struct cli *c, struct ibv_qp *qp, uint32_t dct,
 		    0, 0, 0, 0, seq))
 		return -1;
 	c->sends++;
-	return cq_wait(c->d.scq, &wc, 30);
+	return cq_wait(c->d.scq, &wc, opt_cq_secs);
 }
 
 /* One RDMA/atomic op on the server's memory at @roff; status. */
@@ -772,7 +805,7 @@ static void mode_ping(struct cli *c, struct ibv_qp *qp, uint32_t iters,
 	for (i = 0; i < iters && !fails; i++) {
 		st = cli_send(c, qp, 0, 0, i, size, F_ECHO);
 		check_st("ping SEND", st, IBV_WC_SUCCESS);
-		st = cq_wait(c->d.rcq, &wc, 30);
+		st = cq_wait(c->d.rcq, &wc, opt_cq_secs);
 		check_st("pong received", st, IBV_WC_SUCCESS);
 		if (st == IBV_WC_SUCCESS) {
 			const uint8_t *m = c->d.rbuf + wc.wr_id * sz;
@@ -911,6 +944,318 @@ static void mode_unknown(struct cli *c, struct ibv_qp *qp)
 		ok("unknown: a DCT number nobody has: retries exhausted");
 }
 
+/* Wait for the file PATH.@n (-W), the test's signal to go on. */
+static bool wait_file(uint32_t n)
+{
+	double end = now() + 300;
+	char path[512];
+
+	if (!opt_wait)
+		return true;
+	snprintf(path, sizeof(path), "%s.%u", opt_wait, n);
+	printf("# wait %u\n", n);
+	fflush(stdout);
+	while (access(path, F_OK)) {
+		if (now() > end) {
+			bad("wait", path);
+			return false;
+		}
+		usleep(10000);
+	}
+	return true;
+}
+
+/* ---------------------------------------- pipelined WRs (tour, exhaust) */
+
+#define TOUR_WIN	32
+#define TOUR_SLOTS	64
+#define TOUR_SLOT	8192
+
+struct tour_op {
+	enum op op;
+	uint32_t j, len, key;
+	uint64_t want;		/* an atomic's original value */
+	int st;			/* the status it must complete with */
+};
+
+struct tour {
+	struct cli *c;
+	struct ibv_qp *qp;
+	struct tour_op ops[TOUR_SLOTS];
+	uint64_t posted, done;
+	uint32_t seq;		/* the next SEND's sequence number */
+	uint32_t pairs[MAX_DCT];	/* atomic pairs done at each DCT */
+	bool broken;
+};
+
+static uint8_t *tour_buf(struct tour *t, uint64_t n)
+{
+	return t->c->d.buf + (n % TOUR_SLOTS) * TOUR_SLOT;
+}
+
+/* Check the oldest WR's completion; false once anything was wrong. */
+static bool tour_reap(struct tour *t)
+{
+	struct tour_op *o = &t->ops[t->done % TOUR_SLOTS];
+	uint8_t *b = tour_buf(t, t->done);
+	char why[160];
+	struct ibv_wc wc;
+	int st = cq_wait(t->c->d.scq, &wc, 60);
+	uint32_t k;
+
+	if (st >= 0 && wc.wr_id != t->done) {
+		snprintf(why, sizeof(why), "WR %" PRIu64 " completed, expected %"
+			 PRIu64, (uint64_t)wc.wr_id, t->done);
+		bad("completion order", why);
+		t->broken = true;
+		return false;
+	}
+	t->done++;
+	if (st != o->st) {
+		snprintf(why, sizeof(why), "op %d at DCT %u: %s, expected %s",
+			 o->op, o->j, st < 0 ? "timeout" : ibv_wc_status_str(st),
+			 ibv_wc_status_str(o->st));
+		bad("completion status", why);
+		t->broken = true;
+		return false;
+	}
+	if (st != IBV_WC_SUCCESS)
+		return true;
+	if ((o->op == OP_FADD || o->op == OP_CSWP) &&
+	    *(uint64_t *)b != o->want) {
+		snprintf(why, sizeof(why), "DCT %u: %s returned %" PRIu64
+			 ", expected %" PRIu64, o->j,
+			 o->op == OP_FADD ? "FETCH_ADD" : "CMP_SWP",
+			 *(uint64_t *)b, o->want);
+		bad("atomic executed once", why);
+		t->broken = true;
+	}
+	for (k = 0; o->op == OP_READ && k < o->len; k++)
+		if (b[k] != (uint8_t)(pat(t->c->id, o->key, o->j, k) ^ 0x5a)) {
+			snprintf(why, sizeof(why), "DCT %u byte %u", o->j, k);
+			bad("READ returns what was written", why);
+			t->broken = true;
+			break;
+		}
+	return !t->broken;
+}
+
+static bool tour_drain(struct tour *t)
+{
+	while (t->done < t->posted)
+		if (!tour_reap(t))
+			return false;
+	return true;
+}
+
+/*
+ * Open a batch of @n WRs once there is room for them in the window: they
+ * go to the DCI together (one doorbell), so that they are in flight
+ * together.
+ */
+static bool tour_begin(struct tour *t, uint32_t n)
+{
+	while (t->posted - t->done + n > TOUR_WIN)
+		if (!tour_reap(t))
+			return false;
+	ibv_wr_start(ibv_qp_to_qp_ex(t->qp));
+	return true;
+}
+
+static bool tour_end(struct tour *t)
+{
+	int err = ibv_wr_complete(ibv_qp_to_qp_ex(t->qp));
+
+	if (err) {
+		bad("post", strerror(err));
+		t->broken = true;
+	}
+	return !err;
+}
+
+/*
+ * Add @op to DCT index @j (@len bytes; @key: a WRITE's and READ's
+ * pattern) to the batch tour_begin() opened; it must complete @st.
+ */
+static void tour_post(struct tour *t, enum op op, uint32_t j, uint32_t len,
+		      uint32_t key, int st)
+{
+	struct cli *c = t->c;
+	struct tour_op *o = &t->ops[t->posted % TOUR_SLOTS];
+	uint8_t *b = tour_buf(t, t->posted);
+	uint64_t roff = (uint64_t)j * REGION, slot;
+	struct ibv_sge sge = { .addr = (uintptr_t)b, .length = len,
+			       .lkey = c->d.mr->lkey };
+	uint32_t k;
+
+	*o = (struct tour_op){ .op = op, .j = j, .len = len, .key = key,
+			       .st = st };
+	slot = (uint64_t)MAX_DCT * REGION + j * 8;
+	switch (op) {
+	case OP_SEND:
+		msg_fill(c, b, j, 0, t->seq++, len, 0);
+		sge.length = sizeof(struct msg) + len;
+		c->sends++;
+		break;
+	case OP_WRITE:
+		for (k = 0; k < len; k++)
+			b[k] = pat(c->id, key, j, k) ^ 0x5a;
+		break;
+	case OP_READ:
+		memset(b, 0, len);
+		break;
+	case OP_FADD:
+		o->want = 2ULL * t->pairs[j];
+		roff = slot;
+		break;
+	case OP_CSWP:
+		o->want = 2ULL * t->pairs[j]++ + 1;
+		roff = slot;
+		break;
+	}
+	dc_wr(t->qp, c->ah, c->srv.dctn[j], c->srv.key, op, &sge, c->srv.rkey,
+	      c->srv.addr + roff, op == OP_FADD ? 1 : o->want, o->want + 1,
+	      t->posted);
+	t->posted++;
+}
+
+/* Visit @v, at DCT @j, one batch: see the modes above. */
+static bool tour_visit(struct tour *t, uint32_t v, uint32_t j)
+{
+	uint32_t i, len = 1000 + (v * 37) % 3000;
+	bool full = !(v & 1);
+
+	if (!tour_begin(t, full ? 9 : 2))
+		return false;
+	for (i = 0; full && i < 5; i++)
+		tour_post(t, OP_SEND, j, (v * 131 + i * 977) % 4000 + 1, 0,
+			  IBV_WC_SUCCESS);
+	if (full) {
+		tour_post(t, OP_WRITE, j, len, v, IBV_WC_SUCCESS);
+		tour_post(t, OP_READ, j, len, v, IBV_WC_SUCCESS);
+	}
+	tour_post(t, OP_FADD, j, 8, 0, IBV_WC_SUCCESS);
+	tour_post(t, OP_CSWP, j, 8, 0, IBV_WC_SUCCESS);
+	return tour_end(t);
+}
+
+static void mode_tour(struct cli *c, struct ibv_qp *qp, uint32_t rounds)
+{
+	struct tour *t = calloc(1, sizeof(*t));
+	uint32_t r, j, v = 0;
+
+	if (!t)
+		die("calloc");
+	t->c = c;
+	t->qp = qp;
+	for (r = 0; r < rounds && !t->broken; r++) {
+		if (r && opt_wait && (!tour_drain(t) || !wait_file(r)))
+			break;
+		for (j = 0; j < c->srv.ndct && !t->broken; j++)
+			tour_visit(t, v++, j);
+	}
+	if (!t->broken)
+		tour_drain(t);
+	if (!fails)
+		ok("tour: every WR in order, READs and atomics as expected");
+	free(t);
+}
+
+/* The DCI must be in @want; says so. */
+static void qp_state_is(struct ibv_qp *qp, enum ibv_qp_state want,
+			const char *name)
+{
+	struct ibv_qp_init_attr ia;
+	struct ibv_qp_attr a;
+	char why[64];
+
+	if (ibv_query_qp(qp, &a, IBV_QP_STATE, &ia)) {
+		bad(name, strerror(errno));
+	} else if (a.qp_state != want) {
+		snprintf(why, sizeof(why), "state %d, expected %d", a.qp_state,
+			 want);
+		bad(name, why);
+	}
+}
+
+static void mode_exhaust(struct cli *c, struct ibv_qp *qp)
+{
+	struct tour *t = calloc(1, sizeof(*t));
+	struct ibv_qp_attr a = {};
+	uint32_t i, seq;
+
+	if (!t)
+		die("calloc");
+	t->c = c;
+	t->qp = qp;
+	if (c->srv.ndct < 2 || !opt_wait) {
+		bad("exhaust", "needs two DCTs and -W");
+		goto out;
+	}
+	/* both targets work; the DCI stays attached to DCT 1 */
+	tour_begin(t, 4);
+	for (i = 0; i < 4; i++)
+		tour_post(t, OP_SEND, i / 2 ? 1 : 0, 64, 0, IBV_WC_SUCCESS);
+	if (!tour_end(t) || !tour_drain(t) || !wait_file(1))
+		goto out;
+	/* DCT 1 unreachable now: its WR fails, the rest is flushed */
+	seq = t->seq;
+	tour_begin(t, 3);
+	tour_post(t, OP_SEND, 1, 64, 0, IBV_WC_RETRY_EXC_ERR);
+	tour_post(t, OP_SEND, 1, 64, 0, IBV_WC_WR_FLUSH_ERR);
+	tour_post(t, OP_SEND, 0, 64, 0, IBV_WC_WR_FLUSH_ERR);
+	if (!tour_end(t) || !tour_drain(t))
+		goto out;
+	t->seq = seq;		/* none of them arrived */
+	c->sends -= 3;
+	qp_state_is(qp, IBV_QPS_ERR, "the DCI is in the error state after it");
+	ok("exhaust: IBV_WC_RETRY_EXC_ERR for DCT 1, the rest flushed");
+	if (qp_to(qp, IBV_QPS_RESET, 0, &a) || dc_up(qp, true, opt_retry)) {
+		bad("DCI reset after the error", strerror(errno));
+		goto out;
+	}
+	tour_begin(t, 2);
+	tour_post(t, OP_SEND, 0, 64, 0, IBV_WC_SUCCESS);
+	tour_post(t, OP_SEND, 0, 2000, 0, IBV_WC_SUCCESS);
+	if (!tour_end(t) || !tour_drain(t) || !wait_file(2))
+		goto out;
+	ok("exhaust: the DCI, reset, serves DCT 0");
+	/* DCT 1 reachable again: a new generation replaces the old one */
+	tour_begin(t, 3);
+	tour_post(t, OP_SEND, 1, 64, 0, IBV_WC_SUCCESS);
+	tour_post(t, OP_SEND, 1, 3000, 0, IBV_WC_SUCCESS);
+	tour_post(t, OP_SEND, 0, 64, 0, IBV_WC_SUCCESS);
+	if (tour_end(t) && tour_drain(t))
+		ok("exhaust: DCT 1 served again once reachable, then DCT 0");
+out:
+	free(t);
+}
+
+static void mode_rnrfail(struct cli *c, struct ibv_qp *qp)
+{
+	int st = cli_send(c, qp, 0, 0, 0, 64, 0);
+
+	c->sends--;		/* never received */
+	check_st("SEND to a full DCT fails with RNR retries exhausted", st,
+		 IBV_WC_RNR_RETRY_EXC_ERR);
+	if (!fails)
+		ok("rnrfail: IBV_WC_RNR_RETRY_EXC_ERR");
+}
+
+/* SENDs to DCT 0 until killed, or with -W until PATH.1 exists. */
+static void mode_forever(struct cli *c, struct ibv_qp *qp)
+{
+	char path[512];
+	uint32_t n;
+
+	snprintf(path, sizeof(path), "%s.1", opt_wait ? opt_wait : "");
+	for (n = 0; !fails && (!opt_wait || access(path, F_OK)); n++)
+		check_st("forever SEND", cli_send(c, qp, 0, 0, n, 512, 0),
+			 IBV_WC_SUCCESS);
+	if (!fails)
+		ok("forever: every SEND until told to stop");
+}
+
 static int cli_connect(struct cli *c, const char *host)
 {
 	struct addrinfo hints = { .ai_family = AF_INET,
@@ -941,7 +1286,7 @@ static int client(const char *devname, int gidx, const char *host,
 		  uint32_t size)
 {
 	struct cli *c = calloc(1, sizeof(*c));
-	bool multi = !strcmp(mode, "multi");
+	bool multi = !strcmp(mode, "multi") || !strcmp(mode, "tour");
 	struct ibv_qp *qp;
 	char line[64];
 	int n;
@@ -964,8 +1309,14 @@ static int client(const char *devname, int gidx, const char *host,
 		die("ibv_create_ah");
 	if (!strcmp(mode, "ping"))
 		mode_ping(c, qp, iters, size);
-	else if (multi)
+	else if (!strcmp(mode, "multi"))
 		mode_multi(c, qp, iters);
+	else if (!strcmp(mode, "tour"))
+		mode_tour(c, qp, iters);
+	else if (!strcmp(mode, "exhaust"))
+		mode_exhaust(c, qp);
+	else if (!strcmp(mode, "rnrfail"))
+		mode_rnrfail(c, qp);
 	else if (!strcmp(mode, "flood"))
 		mode_flood(c, ndci, iters);
 	else if (!strcmp(mode, "badkey"))
@@ -973,8 +1324,7 @@ static int client(const char *devname, int gidx, const char *host,
 	else if (!strcmp(mode, "unknown"))
 		mode_unknown(c, qp);
 	else if (!strcmp(mode, "forever"))
-		for (n = 0;; n++)
-			cli_send(c, qp, 0, 0, n, 512, 0);
+		mode_forever(c, qp);
 	else
 		bad("mode", mode);
 	n = snprintf(line, sizeof(line), "DONE %" PRIu64 " %u\n", c->sends,
@@ -998,7 +1348,7 @@ int main(int argc, char **argv)
 	int opt, gidx = 1, clients = 1;
 	bool srv = false;
 
-	while ((opt = getopt(argc, argv, "d:g:n:c:k:m:i:q:S:s")) != -1) {
+	while ((opt = getopt(argc, argv, "d:g:n:c:k:m:i:q:S:sr:R:W:T:")) != -1) {
 		switch (opt) {
 		case 'd': dev = optarg; break;
 		case 'g': gidx = atoi(optarg); break;
@@ -1010,6 +1360,10 @@ int main(int argc, char **argv)
 		case 'q': ndci = strtoul(optarg, NULL, 0); break;
 		case 'S': size = strtoul(optarg, NULL, 0); break;
 		case 's': srv = true; break;
+		case 'r': opt_retry = atoi(optarg); break;
+		case 'R': opt_rnr_retry = atoi(optarg); break;
+		case 'W': opt_wait = optarg; break;
+		case 'T': opt_cq_secs = atoi(optarg); break;
 		default: goto usage;
 		}
 	}
@@ -1022,7 +1376,8 @@ int main(int argc, char **argv)
 	return opt;
 usage:
 	fprintf(stderr, "usage: %s -d DEV [-g GIDX] -s [-n DCTS] [-c CLIENTS] [-k KEY]\n"
-		"       %s -d DEV [-g GIDX] [-m ping|multi|flood|badkey|unknown|forever]\n"
-		"          [-i N] [-q DCIS] [-S SIZE] HOST\n", argv[0], argv[0]);
+		"       %s -d DEV [-g GIDX] [-m ping|multi|flood|badkey|unknown|forever|\n"
+		"          tour|exhaust|rnrfail] [-i N] [-q DCIS] [-S SIZE] [-r RETRY]\n"
+		"          [-R RNR_RETRY] [-W PATH] [-T SECS] HOST\n", argv[0], argv[0]);
 	return 2;
 }
