@@ -4,8 +4,10 @@
  * srnic_dcqcn.c to QPs, packets and sysfs.
  *
  * - Notification point: srnic_cnp_np_rcv() looks at every packet received
- *   for an RC/UC QP; a CE mark makes it send a CNP to the peer QP (at most
- *   one per QP per min_time_between_cnps; lock-free).
+ *   for an RC/UC QP, and every request a DCT hands to an attachment (an
+ *   RC QP whose peer is the DCI: srnic_dct.c); a CE mark makes it send a
+ *   CNP to the peer QP (at most one per QP or attachment per
+ *   min_time_between_cnps; lock-free).
  * - Reaction point: srnic_cnp_rp_rcv() hands a received CNP to the named
  *   QP's DCQCN state, under the QP's req_lock, which protects qp->dcqcn and
  *   qp->pace; the increase timer and byte counter run from the pacer
@@ -122,8 +124,11 @@ static bool srnic_cnp_skb_ce(const struct sk_buff *skb)
 
 /**
  * srnic_cnp_np_rcv() - the notification point sees a packet for @qp
- * @qp: the QP the packet is for
+ * @qp: the QP the packet is for, or the DC attachment a DCT found for it
  * @pkt: the packet (any opcode of @qp's transport)
+ *
+ * The CNP goes to @qp's peer (for an attachment: the DCI) on @qp's path
+ * and UDP source port.
  */
 void srnic_cnp_np_rcv(struct srnic_qp *qp, struct srnic_pkt *pkt)
 {

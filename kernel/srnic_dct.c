@@ -12,7 +12,11 @@
  * seen by ib_core or a user; it sends RC's ACKs, READ responses and atomic
  * ACKs under DC opcodes with a DCRETH (srnic_resp.c, qp->dc ==
  * SRNIC_DC_ATT), so sequencing, duplicates, the READ/atomic replay
- * window, RNR and out-of-order placement are RC's code and tests.
+ * window, RNR and out-of-order placement are RC's code and tests. It is
+ * the DCQCN notification point for its initiator as an RC QP is for its
+ * peer (srnic_cnp.c): a CE-marked request makes it send a CNP to the DCI
+ * number, from its path and UDP source port, at most one per
+ * min_time_between_cnps per attachment.
  *
  * Bounds: at most the device's dc_max_attach attachments per DCT; a new
  * ATTACH beyond evicts the least recently used quiescent one (no message
@@ -521,7 +525,8 @@ static struct srnic_dc_att *srnic_dct_attach_or_nak(struct srnic_qp *dqp,
  *
  * Checks the access key (a wrong one is counted, and NAKed with a remote
  * access error if the packet opens an attachment), then hands the request
- * to its attachment's responder.
+ * to its attachment: its notification point (a CE mark sends the DCI a
+ * CNP) and its responder.
  */
 void srnic_dct_rcv(struct srnic_qp *dqp, struct srnic_pkt *pkt)
 {
@@ -558,6 +563,7 @@ void srnic_dct_rcv(struct srnic_qp *dqp, struct srnic_pkt *pkt)
 	if (!att)
 		return;
 	WRITE_ONCE(att->last_rx, jiffies);
+	srnic_cnp_np_rcv(&att->qp, pkt);	/* DCQCN: CE mark -> CNP */
 	srnic_resp_rcv(&att->qp, pkt);
 	srnic_qp_put(&att->qp);
 }

@@ -188,7 +188,7 @@ static void srnic_recv_qp(struct srnic_qp *qp, struct srnic_pkt *pkt)
 {
 	const struct srnic_opcode_info *info = srnic_opcode_info(pkt->opcode);
 
-	/* DC: a DCT answers from its attachments (srnic_dct.c) */
+	/* DC: a DCT answers (and notifies) from its attachments: srnic_dct.c */
 	if (qp->dc == SRNIC_DC_DCT) {
 		srnic_dct_rcv(qp, pkt);
 		return;
