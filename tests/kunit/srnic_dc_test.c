@@ -22,9 +22,13 @@
  * its first modify; it is then destroyed by ib_destroy_qp() as a DCT
  * (srnic_dct_destroy() frees what attachments are left).
  *
- * Not covered: the initiator (a DCI needs the native ABI's user send ring:
- * dc_attach_reused, the drain, DETACH sending, re-attaching after NO
- * ATTACHMENT are the VM tests'), IPv6 initiators, SENDs into the SRQ.
+ * The initiator's side is covered by its decisions: a kernel RC QP made
+ * a DCI the same way, srnic_dci_prepare() called as the requester calls
+ * it, and forged DC responses through the receive path to
+ * srnic_dci_rcv(). Not covered: a DCI sending real WRs (they come from
+ * the native ABI's user send ring only), so no end-to-end exchange,
+ * retransmission or re-attach with data (the VM tests'); IPv6
+ * initiators; SENDs into the SRQ.
  *
  * Linked into srnic.o when CONFIG_RDMA_SRNIC_KUNIT_TEST=y; run it with
  * tests/kunit/run.sh 'srnic_dc'.
