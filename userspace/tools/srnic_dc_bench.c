@@ -70,6 +70,7 @@
 #include <infiniband/srnicdv.h>
 #include <infiniband/verbs.h>
 
+#include "meminfo.h"
 #include "tool_common.h"
 
 #define PORT		18516
@@ -150,18 +151,11 @@ static long pat_check(const uint64_t *p, uint32_t peer, uint64_t w0,
 
 /* ------------------------------------------------------------ memory */
 
-struct kmem {
-	long sunreclaim, vmalloc, percpu, pagetables;
-};
-
 /* Shrink every slab cache (root only), then read /proc/meminfo. */
-static void kmem_read(struct kmem *m)
+static void kmem_read(struct meminfo *m)
 {
-	char line[128], key[64];
 	glob_t g;
 	size_t i;
-	FILE *f;
-	long v;
 
 	if (!glob("/sys/kernel/slab/*/shrink", 0, NULL, &g)) {
 		for (i = 0; i < g.gl_pathc; i++) {
@@ -175,26 +169,10 @@ static void kmem_read(struct kmem *m)
 		}
 		globfree(&g);
 	}
-	memset(m, 0, sizeof(*m));
-	f = fopen("/proc/meminfo", "r");
-	if (!f)
-		return;
-	while (fgets(line, sizeof(line), f)) {
-		if (sscanf(line, "%63[^:]: %ld", key, &v) != 2)
-			continue;
-		if (!strcmp(key, "SUnreclaim"))
-			m->sunreclaim = v;
-		else if (!strcmp(key, "VmallocUsed"))
-			m->vmalloc = v;
-		else if (!strcmp(key, "Percpu"))
-			m->percpu = v;
-		else if (!strcmp(key, "PageTables"))
-			m->pagetables = v;
-	}
-	fclose(f);
+	meminfo_read(m);
 }
 
-static long kmem_kb(const struct kmem *a, const struct kmem *b)
+static long kmem_kb(const struct meminfo *a, const struct meminfo *b)
 {
 	return (b->sunreclaim + b->vmalloc + b->percpu + b->pagetables) -
 	       (a->sunreclaim + a->vmalloc + a->percpu + a->pagetables);
@@ -977,7 +955,7 @@ static void cli_start(struct client *c)
 static int client(const struct opts *o)
 {
 	struct client *c = calloc(1, sizeof(*c));
-	struct kmem m0, m1, m2, m3;
+	struct meminfo m0, m1, m2, m3;
 	struct result r = {};
 	double t0, pause;
 	uint32_t j;
