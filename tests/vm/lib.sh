@@ -631,6 +631,10 @@ mod_load() { mod_deps "$@" && insmod "$1"; }
 srnic_load() { mod_load "$KO" "$@"; }
 
 counter() { cat /sys/class/infiniband/"$1"/ports/1/hw_counters/"$2"; }
+# counter_ge DEV NAME MIN: DEV's counter NAME is MIN or more now (for settle,
+# which runs its command again and again: a "$(counter ...)" argument would
+# be read once)
+counter_ge() { [ "$(counter "$1" "$2")" -ge "$3" ]; }
 meminfo() { awk -v k="$1:" '$1 == k { print $2 }' /proc/meminfo; }
 srnic_vmalloc() {
 	awk '/srnic/ { n++; b += $2 } END { print n + 0, b + 0 }' /proc/vmallocinfo
