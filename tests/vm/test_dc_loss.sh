@@ -58,17 +58,6 @@ t_check "srnic_dc_pingpong is built" test -x "$PP"
 
 c0() { counter srnic0 "$1"; }
 c1() { counter srnic1 "$1"; }
-
-# netem SPEC...: the same netem on the egress of both veths
-netem() {
-	tc -n nsA qdisc replace dev vethA root netem "$@" &&
-		tc -n nsB qdisc replace dev vethB root netem "$@"
-}
-unshape() {
-	tc -n nsA qdisc del dev vethA root 2>/dev/null
-	tc -n nsB qdisc del dev vethB root 2>/dev/null
-	return 0
-}
 # drop_on U32_MATCH...: drop what srnic1 sends that the match picks
 # (offsets from the IPv4 header: the BTH starts at 28, its DestQP at 33)
 drop_on() {
