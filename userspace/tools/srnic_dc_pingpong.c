@@ -608,6 +608,7 @@ struct cli {
 	uint32_t id;
 	uint64_t sends;
 	int fd;
+	uint32_t iters, ndci, size;	/* -i, -q, -S */
 };
 
 static void msg_fill(struct cli *c, uint8_t *at, uint32_t dct, uint32_t dci,
@@ -669,9 +670,9 @@ static void check_st(const char *name, int st, int want)
 	bad(name, why);
 }
 
-static void mode_ping(struct cli *c, struct ibv_qp *qp, uint32_t iters,
-		      uint32_t size)
+static void mode_ping(struct cli *c, struct ibv_qp *qp)
 {
+	uint32_t iters = c->iters, size = c->size;
 	size_t sz = sizeof(struct msg) + MSG_MAX;
 	uint32_t i, k, bad_bytes = 0;
 	struct ibv_wc wc;
@@ -734,9 +735,9 @@ static void multi_one(struct cli *c, struct ibv_qp *qp, uint32_t r,
 		bad("multi CMP_SWP", "returned the wrong original value");
 }
 
-static void mode_multi(struct cli *c, struct ibv_qp *qp, uint32_t rounds)
+static void mode_multi(struct cli *c, struct ibv_qp *qp)
 {
-	uint32_t r, j, seq = 0;
+	uint32_t rounds = c->iters, r, j, seq = 0;
 
 	for (r = 0; r < rounds && !fails; r++)
 		for (j = 0; j < c->srv.ndct && !fails; j++)
@@ -745,12 +746,15 @@ static void mode_multi(struct cli *c, struct ibv_qp *qp, uint32_t rounds)
 		ok("multi: SEND, WRITE, READ, FETCH_ADD, CMP_SWP at every DCT");
 }
 
-static void mode_flood(struct cli *c, uint32_t ndci, uint32_t iters)
+/* @dci0 is not used: flood makes its own -q DCIs */
+static void mode_flood(struct cli *c, struct ibv_qp *dci0)
 {
 	struct ibv_qp *qp[MAX_DCI];
 	uint64_t base = (uint64_t)c->srv.slot * REGION;
 	uint8_t *rd = c->d.buf + 3 * REGION;
-	uint32_t q, i;
+	uint32_t ndci = c->ndci, iters = c->iters, q, i;
+
+	(void)dci0;
 
 	for (q = 0; q < ndci; q++) {
 		qp[q] = dc_make(&c->d, true, 0);
@@ -1016,10 +1020,10 @@ static bool tour_visit(struct tour *t, uint32_t v, uint32_t j)
 	return tour_end(t);
 }
 
-static void mode_tour(struct cli *c, struct ibv_qp *qp, uint32_t rounds)
+static void mode_tour(struct cli *c, struct ibv_qp *qp)
 {
 	struct tour *t = calloc(1, sizeof(*t));
-	uint32_t r, j, v = 0;
+	uint32_t rounds = c->iters, r, j, v = 0;
 
 	if (!t)
 		die("calloc");
@@ -1134,6 +1138,33 @@ static void mode_forever(struct cli *c, struct ibv_qp *qp)
 		ok("forever: every SEND until told to stop");
 }
 
+/* The client modes (the header says what each does) */
+static const struct mode {
+	const char *name;
+	void (*run)(struct cli *c, struct ibv_qp *qp);
+	bool rounds;	/* DONE carries -i: the atomic rounds the server checks */
+} modes[] = {
+	{ "ping", mode_ping, false },
+	{ "multi", mode_multi, true },
+	{ "flood", mode_flood, false },
+	{ "badkey", mode_badkey, false },
+	{ "unknown", mode_unknown, false },
+	{ "forever", mode_forever, false },
+	{ "tour", mode_tour, true },
+	{ "exhaust", mode_exhaust, false },
+	{ "rnrfail", mode_rnrfail, false },
+};
+
+static const struct mode *mode_of(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(modes) / sizeof(modes[0]); i++)
+		if (!strcmp(modes[i].name, name))
+			return &modes[i];
+	return NULL;
+}
+
 static int cli_connect(struct cli *c, const char *host)
 {
 	int fd = tcp_connect(host, PORT, 0);
@@ -1154,13 +1185,16 @@ static int client(const char *devname, int gidx, const char *host,
 		  uint32_t size)
 {
 	struct cli *c = calloc(1, sizeof(*c));
-	bool multi = !strcmp(mode, "multi") || !strcmp(mode, "tour");
+	const struct mode *m = mode_of(mode);
 	struct ibv_qp *qp;
 	char line[64];
 	int n;
 
 	if (!c)
 		die("calloc");
+	c->iters = iters;
+	c->ndci = ndci;
+	c->size = size;
 	dev_open(&c->d, devname, gidx);
 	srq_make(&c->d);
 	c->dct = dc_make(&c->d, false, CLI_KEY);
@@ -1175,28 +1209,12 @@ static int client(const char *devname, int gidx, const char *host,
 	c->ah = ah_make(c->d.pd, c->d.gidx, &c->srv.gid);
 	if (!c->ah)
 		die("ibv_create_ah");
-	if (!strcmp(mode, "ping"))
-		mode_ping(c, qp, iters, size);
-	else if (!strcmp(mode, "multi"))
-		mode_multi(c, qp, iters);
-	else if (!strcmp(mode, "tour"))
-		mode_tour(c, qp, iters);
-	else if (!strcmp(mode, "exhaust"))
-		mode_exhaust(c, qp);
-	else if (!strcmp(mode, "rnrfail"))
-		mode_rnrfail(c, qp);
-	else if (!strcmp(mode, "flood"))
-		mode_flood(c, ndci, iters);
-	else if (!strcmp(mode, "badkey"))
-		mode_badkey(c, qp);
-	else if (!strcmp(mode, "unknown"))
-		mode_unknown(c, qp);
-	else if (!strcmp(mode, "forever"))
-		mode_forever(c, qp);
+	if (m)
+		m->run(c, qp);
 	else
 		bad("mode", mode);
 	n = snprintf(line, sizeof(line), "DONE %" PRIu64 " %u\n", c->sends,
-		     multi && !fails ? iters : 0);
+		     m && m->rounds && !fails ? iters : 0);
 	if (write(c->fd, line, n) != n || tcp_line(c->fd, line, sizeof(line)))
 		bad("server's verdict", "none");
 	else if (strcmp(line, "OK"))
