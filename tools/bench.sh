@@ -57,6 +57,8 @@ export LC_ALL=C
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd -P)
 VMRUN=$REPO/tests/vm/vmrun
 SUMMARY=$REPO/tools/bench_summary.py
+# shellcheck source=tools/hostload_lib.sh
+. "$REPO/tools/hostload_lib.sh"
 stack=both mode=full out='' wait_idle=0 rounds=3 mtu=1500 summarize='' steer=0 batch=0
 sum_args=() tsvs=()
 
@@ -104,19 +106,6 @@ esac
 out=${out:-/tmp/srnic-bench-$(date +%Y%m%d-%H%M%S).tsv}
 : >"$out" || { echo "bench.sh: cannot write $out" >&2; exit 2; }
 
-# busy_ticks: non-idle jiffies of all CPUs (/proc/stat, USER_HZ).
-busy_ticks() {
-	local _cpu user nice sys _idle _iowait irq softirq steal _rest
-	read -r _cpu user nice sys _idle _iowait irq softirq steal _rest </proc/stat
-	echo $((user + nice + sys + irq + softirq + steal))
-}
-# child_cpu: CHILD_CPU = user+sys seconds of this shell's waited-for children
-# (`times` must run in this shell: never call this in a $(...) subshell).
-child_cpu() {
-	times >"$tmp.times"
-	CHILD_CPU=$(awk 'NR == 2 { split($0, f, /[ms ]+/); print f[1] * 60 + f[2] + f[3] * 60 + f[4] }' "$tmp.times")
-}
-
 # wait_for_idle SECS: until the host's busy time is < 0.3 cores over 3 s.
 wait_for_idle() {
 	local end=$((SECONDS + $1)) b0 b1 hz
@@ -162,25 +151,17 @@ metas=() kernel=''
 
 # one_run ROUND STACK: one VM run; its rows go to $tmp.
 one_run() {
-	local r=$1 s=$2 log=$out.r$1.$2.log load0 load1 b0 b1 c0 c1 t0 t1 rc hz m other k
+	local r=$1 s=$2 log=$out.r$1.$2.log rc m other k
 	echo "bench.sh: === round $r/$rounds $s ($mode, MTU $mtu); console log $log"
 	[ "$wait_idle" = 0 ] || wait_for_idle "$wait_idle"
-	load0=$(cut -d' ' -f1-3 /proc/loadavg)
-	child_cpu
-	b0=$(busy_ticks) c0=$CHILD_CPU t0=$EPOCHREALTIME
+	hostload_start "$tmp.times"
 	set +e
 	"$VMRUN" --timeout 900 --keep-log "$log" tests/bench/bench_guest.sh "$s" "$mode" "$mtu" "$steer" "$batch" |
 		grep --line-buffered -E '^(bench|vmrun):|^  (cli|srv)\|'
 	rc=${PIPESTATUS[0]}
 	set -e
-	child_cpu
-	t1=$EPOCHREALTIME b1=$(busy_ticks) c1=$CHILD_CPU
-	load1=$(cut -d' ' -f1-3 /proc/loadavg)
-	hz=$(getconf CLK_TCK)
-	read -r wall other m < <(awk -v t0="$t0" -v t1="$t1" -v b0="$b0" -v b1="$b1" -v c0="$c0" -v c1="$c1" -v hz="$hz" \
-		'BEGIN { w = t1 - t0; o = ((b1 - b0) / hz - (c1 - c0)) / w; if (o < 0) o = 0;
-			 printf "%.0f %.2f wall %.0f s, benchmark CPU %.2f cores, other processes %.2f cores\n", w, o, w, (c1 - c0) / w, o }')
-	m+=", loadavg $load0 -> $load1, vmrun exit $rc"
+	hostload_end "$tmp.times"
+	wall=$HOST_WALL other=$HOST_OTHER m="$HOST_LOAD, vmrun exit $rc"
 	m+=$(awk -F'\t' '$1 == "BENCH-META" && $2 == "ib_mtu" { printf ", IB MTU %s", $3; exit }' "$log")
 	m+=$(awk -F'\t' '$1 == "BENCH-META" && $2 == "rx_steer" { printf ", rx_steer %s", $3; exit }' "$log")
 	m+=$(awk -F'\t' '$1 == "BENCH-META" && $2 == "tx_batch" { printf ", tx_batch %s", $3; exit }' "$log")

@@ -42,6 +42,8 @@ set -euo pipefail
 export LC_ALL=C
 
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd -P)
+# shellcheck source=tools/hostload_lib.sh
+. "$REPO/tools/hostload_lib.sh"
 peers="16 256 1024" dcis=1 size=4096 iters=0 bytes=32M op=write depth=32
 out='' json=''
 
@@ -78,38 +80,17 @@ out=$(cd "$out" && pwd -P)
 [ -x "$REPO/build/userspace/tools/srnic_dc_bench" ] ||
 	{ echo "dc-bench.sh: no srnic_dc_bench: make userspace" >&2; exit 2; }
 
-# busy_ticks: non-idle jiffies of all CPUs (/proc/stat)
-busy_ticks() {
-	local _cpu user nice sys _idle _iowait irq softirq steal _rest
-	read -r _cpu user nice sys _idle _iowait irq softirq steal _rest </proc/stat
-	echo $((user + nice + sys + irq + softirq + steal))
-}
-# child_cpu: CHILD_CPU = user+sys seconds of this shell's children (not in
-# a subshell)
-child_cpu() {
-	times >"$out/times"
-	CHILD_CPU=$(awk 'NR == 2 { split($0, f, /[ms ]+/); print f[1] * 60 + f[2] + f[3] * 60 + f[4] }' "$out/times")
-	rm -f "$out/times"
-}
-
 log=$out/guest.log
 echo "dc-bench: peers $peers; DC with $dcis DCI(s); $op $size B, iters ${iters/#0/from $bytes}, depth $depth; log $log"
-load0=$(cut -d' ' -f1-3 /proc/loadavg)
-child_cpu
-b0=$(busy_ticks) c0=$CHILD_CPU t0=$EPOCHREALTIME
+hostload_start "$out/times"
 set +e
 "$REPO/tests/vm/vmrun" --timeout 3000 --keep-log "$log" \
 	"$REPO/tests/bench/dc_bench_guest.sh" "$peers" "$dcis" "$size" "$iters" "$bytes" "$op" "$depth" |
 	grep --line-buffered -E '^(dcbench|vmrun):|^(PASS|FAIL):|^  cli\| (#|not ok)'
 rc=${PIPESTATUS[0]}
 set -e
-child_cpu
-t1=$EPOCHREALTIME b1=$(busy_ticks) c1=$CHILD_CPU
-load1=$(cut -d' ' -f1-3 /proc/loadavg)
-load=$(awk -v t0="$t0" -v t1="$t1" -v b0="$b0" -v b1="$b1" -v c0="$c0" -v c1="$c1" -v hz="$(getconf CLK_TCK)" \
-	'BEGIN { w = t1 - t0; o = ((b1 - b0) / hz - (c1 - c0)) / w; if (o < 0) o = 0;
-		 printf "wall %.0f s, benchmark CPU %.2f cores, other processes %.2f cores", w, (c1 - c0) / w, o }')
-load+=", loadavg $load0 -> $load1, vmrun exit $rc"
+hostload_end "$out/times"
+load="$HOST_LOAD, vmrun exit $rc"
 grep -a '^DCBENCH-RESULT ' "$log" | cut -d' ' -f2- >"$out/results.jsonl" || true
 {
 	echo "# date: $(date -Is)"

@@ -532,6 +532,19 @@ netns_pair_setup() {
 		"inet 10.99.0.1/24" "inet 10.99.0.2/24"
 }
 
+# netem SPEC...: the same netem on both ends of netns_pair_setup's pair
+# (the egress of vethA and of vethB)
+netem() {
+	tc -n nsA qdisc replace dev vethA root netem "$@" &&
+		tc -n nsB qdisc replace dev vethB root netem "$@"
+}
+# unshape: no root qdisc on vethA and vethB (netem's or any other); never fails
+unshape() {
+	tc -n nsA qdisc del dev vethA root 2>/dev/null
+	tc -n nsB qdisc del dev vethB root 2>/dev/null
+	return 0
+}
+
 # _t_expect_lines WHO TEXT SUBSTRING...: every SUBSTRING occurs in TEXT.
 _t_expect_lines() {
 	local who=$1 text=$2 s
@@ -631,6 +644,10 @@ mod_load() { mod_deps "$@" && insmod "$1"; }
 srnic_load() { mod_load "$KO" "$@"; }
 
 counter() { cat /sys/class/infiniband/"$1"/ports/1/hw_counters/"$2"; }
+# counter_ge DEV NAME MIN: DEV's counter NAME is MIN or more now (for settle,
+# which runs its command again and again: a "$(counter ...)" argument would
+# be read once)
+counter_ge() { [ "$(counter "$1" "$2")" -ge "$3" ]; }
 meminfo() { awk -v k="$1:" '$1 == k { print $2 }' /proc/meminfo; }
 srnic_vmalloc() {
 	awk '/srnic/ { n++; b += $2 } END { print n + 0, b + 0 }' /proc/vmallocinfo

@@ -36,6 +36,7 @@
 #include <unistd.h>
 
 #include "vtest.h"
+#include "../../userspace/tools/meminfo.h"
 
 #define MSG		256
 #define DEPTH		4
@@ -47,10 +48,6 @@ struct side {
 	union ibv_gid gid;
 	int gid_index;
 	struct ibv_qp **qp;
-};
-
-struct mem {
-	long slab, sunreclaim, vmalloc, percpu, pagetables, memfree;
 };
 
 static struct side sd[2];
@@ -65,43 +62,14 @@ static long now_us(void)
 	return ts.tv_sec * 1000000L + ts.tv_nsec / 1000;
 }
 
-static void mem_read(struct mem *m)
-{
-	FILE *f = fopen("/proc/meminfo", "r");
-	char line[128];
-	long v;
-
-	memset(m, 0, sizeof(*m));
-	if (!f)
-		return;
-	while (fgets(line, sizeof(line), f)) {
-		char key[64];
-
-		if (sscanf(line, "%63[^:]: %ld", key, &v) != 2)
-			continue;
-		if (!strcmp(key, "Slab"))
-			m->slab = v;
-		else if (!strcmp(key, "SUnreclaim"))
-			m->sunreclaim = v;
-		else if (!strcmp(key, "VmallocUsed"))
-			m->vmalloc = v;
-		else if (!strcmp(key, "Percpu"))
-			m->percpu = v;
-		else if (!strcmp(key, "PageTables"))
-			m->pagetables = v;
-		else if (!strcmp(key, "MemFree"))
-			m->memfree = v;
-	}
-	fclose(f);
-}
-
 /* The kernel memory a QP can cost, in KiB. */
-static long mem_kernel(const struct mem *m)
+static long mem_kernel(const struct meminfo *m)
 {
 	return m->slab + m->vmalloc + m->percpu + m->pagetables;
 }
 
-static void mem_print(long qps, const struct mem *m, const struct mem *base)
+static void mem_print(long qps, const struct meminfo *m,
+		      const struct meminfo *base)
 {
 	printf("{\"phase\":\"mem\",\"qps\":%ld,\"slab_kb\":%ld,"
 	       "\"sunreclaim_kb\":%ld,\"vmalloc_kb\":%ld,\"percpu_kb\":%ld,"
@@ -403,7 +371,7 @@ int main(int argc, char **argv)
 	long i, b, nb, created = 0, connected = 0, t0, sent = 0, slot = 0;
 	long t_create = 0, t_connect = 0, t_destroy = 0;
 	long *mem_b, first, last;
-	struct mem base, m, prev;
+	struct meminfo base, m, prev;
 	double flat;
 	int err, d;
 
@@ -436,7 +404,7 @@ int main(int argc, char **argv)
 	}
 	ok("open devices, PD, CQ, MR");
 
-	mem_read(&base);
+	meminfo_read(&base);
 	prev = base;
 	for (b = 0; b < nb && created == b * bucket; b++) {
 		long to = b * bucket + bucket < npairs ?
@@ -463,7 +431,7 @@ int main(int argc, char **argv)
 		if (i < to)
 			break;
 		bucket_print("create", b, b * bucket, to, t0);
-		mem_read(&m);
+		meminfo_read(&m);
 		mem_print(2 * to, &m, &base);
 		mem_b[b] = mem_kernel(&m) - mem_kernel(&prev);
 		prev = m;
@@ -476,7 +444,7 @@ int main(int argc, char **argv)
 		long to = b * bucket + bucket < created ?
 			  b * bucket + bucket : created;
 
-		mem_read(&prev);
+		meminfo_read(&prev);
 		t0 = now_us();
 		for (i = b * bucket; i < to; i++) {
 			err = qp_connect(&sd[0], sd[0].qp[i], &sd[1],
@@ -496,12 +464,12 @@ int main(int argc, char **argv)
 		if (i < to)
 			break;
 		bucket_print("connect", b, b * bucket, to, t0);
-		mem_read(&m);
+		meminfo_read(&m);
 		mem_b[b] += mem_kernel(&m) - mem_kernel(&prev);
 	}
 	if (connected == npairs)
 		ok("connect QPs (RTR, RTS)");
-	mem_read(&m);
+	meminfo_read(&m);
 	mem_print(2 * created, &m, &base);
 
 	for (i = 0; i < connected; i++) {

@@ -77,11 +77,6 @@ dc_report() {
 
 c0() { counter srnic0 "$1"; }
 c1() { counter srnic1 "$1"; }
-# c0_ge NAME MIN: srnic0's counter NAME is MIN or more now (for settle,
-# which runs its command again and again: a "$(c0 ...)" argument would be
-# read once)
-c0_ge() { [ "$(c0 "$1")" -ge "$2" ]; }
-
 dc_run ping -n 1 -c 1 -- -m ping -i 50 -S 1024
 dc_run "ping 4 KiB (multi-packet)" -n 1 -c 1 -- -m ping -i 10 -S 4000
 
@@ -184,7 +179,7 @@ mac_b=$(ip netns exec nsB cat /sys/class/net/vethB/address)
 out=$(with_timeout 60 ip netns exec nsB python3 tests/vm/dc_forge.py vethB \
 	"$mac_b" "$mac_a" "${dctn:-0}" 2>&1)
 t_from_output dc_forge.py $? "$out" "info *"
-settle c0_ge dc_not_dc_qp_drops $((nd0 + 5))
+settle counter_ge srnic0 dc_not_dc_qp_drops $((nd0 + 5))
 t_eq "dc_not_dc_qp_drops: the 5 DC frames at an RC QP" \
 	$(($(c0 dc_not_dc_qp_drops) - nd0)) 5
 t_eq "dc_unknown_dct: the 5 at no QP" $(($(c0 dc_unknown_dct) - ud0)) 5
@@ -246,7 +241,7 @@ bg_start k ip netns exec nsB "$PP" -d srnic1 -g "$G1" -m forever 10.99.0.1 \
 sleep 3
 kill -9 -- "-$k" 2>/dev/null
 wait "$k" 2>/dev/null
-settle c0_ge dc_idle_evictions $((idl0 + 1))
+settle counter_ge srnic0 dc_idle_evictions $((idl0 + 1))
 t_check "dc_idle_evictions moved (dc_idle_ms 300)" \
 	test "$(c0 dc_idle_evictions)" -gt "$idl0"
 out=$(cli -m ping -i 5)

@@ -64,21 +64,6 @@ t_check "srnic_dc_pingpong is built" test -x "$PP"
 
 c0() { counter srnic0 "$1"; }
 c1() { counter srnic1 "$1"; }
-# c0_ge NAME MIN: srnic0's counter NAME is MIN or more now (for settle,
-# which runs its command again and again: a "$(c0 ...)" argument would be
-# read once)
-c0_ge() { [ "$(c0 "$1")" -ge "$2" ]; }
-
-# netem SPEC...: the same netem on the egress of both veths
-netem() {
-	tc -n nsA qdisc replace dev vethA root netem "$@" &&
-		tc -n nsB qdisc replace dev vethB root netem "$@"
-}
-unshape() {
-	tc -n nsA qdisc del dev vethA root 2>/dev/null
-	tc -n nsB qdisc del dev vethB root 2>/dev/null
-	return 0
-}
 # drop_on U32_MATCH...: drop what srnic1 sends that the match picks
 # (offsets from the IPv4 header: the BTH starts at 28, its DestQP at 33)
 drop_on() {
@@ -215,7 +200,7 @@ cli_bg cl /tmp/dcl_c.txt -m tour -i 3 -W "$WAIT"
 for r in 1 2; do
 	settle -t 120 grep -q "^# wait $r" /tmp/dcl_c.txt
 	# the attachment idle past the DCI's horizon (about 1 s) and freed
-	settle -t 60 c0_ge dc_idle_evictions $((ie0 + r))
+	settle -t 60 counter_ge srnic0 dc_idle_evictions $((ie0 + r))
 	touch "$WAIT.$r"
 done
 cli_end "NO ATTACHMENT" "$cl" /tmp/dcl_c.txt
@@ -239,10 +224,10 @@ srv_start -n 1 -c 3
 att0=$(c0 dc_attach) rnr0=$(c0 dc_attach_rnr) lru0=$(c0 dc_lru_evictions)
 rr0=$(c1 rcvd_rnr_err)
 cli_bg ca /tmp/dcl_a.txt -m forever -W "$WAIT"
-settle -t 60 c0_ge dc_attach $((att0 + 1))
+settle -t 60 counter_ge srnic0 dc_attach $((att0 + 1))
 # B waits for as long as A sends: no bound on its SEND's time but -T's
 cli_bg cb /tmp/dcl_b.txt -m ping -i 5 -T 170
-settle -t 60 c0_ge dc_attach_rnr $((rnr0 + 1))
+settle -t 60 counter_ge srnic0 dc_attach_rnr $((rnr0 + 1))
 moved "full DCT: dc_attach_rnr (B refused while A is busy)" \
 	$(($(c0 dc_attach_rnr) - rnr0)) 1
 out=$(with_timeout 60 ip netns exec nsB "$PP" -d srnic1 -g "$G1" \

@@ -72,16 +72,7 @@ read_resp_out_of_order req_placed_out_of_order"
 
 # ------------------------------------------------------------ link shaping
 
-# netem SPEC...: the same netem on both ends (egress of vethA and vethB)
-netem() {
-	tc -n nsA qdisc replace dev vethA root netem "$@" &&
-	tc -n nsB qdisc replace dev vethB root netem "$@"
-}
-unshape() {
-	tc -n nsA qdisc del dev vethA root 2>/dev/null
-	tc -n nsB qdisc del dev vethB root 2>/dev/null
-	return 0
-}
+# netem and unshape: tests/vm/lib.sh
 # ratelimit MBIT: htb with a 32-packet drop-tail queue on both ends. A
 # sender that floods it loses packets at every burst (rdma_rxe collapses);
 # srnic keeps at most 16 packets per QP in the local stack, so it must

@@ -52,13 +52,11 @@
  * The server prints its own checks and exits after one client.
  */
 #define _GNU_SOURCE
-#include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
 #include <glob.h>
 #include <inttypes.h>
-#include <netdb.h>
 #include <poll.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -67,11 +65,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <infiniband/srnicdv.h>
 #include <infiniband/verbs.h>
+
+#include "meminfo.h"
+#include "tool_common.h"
 
 #define PORT		18516
 #define MAX_PEERS	8192
@@ -84,6 +84,7 @@
 #define SEED_DATA	0xdcbe7c4a11ed0002ULL
 #define DC_KEY		0xdcbe5c0ffeeULL
 #define WAIT_SECS	60
+#define REMOTE_ACCESS	(IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ)
 
 enum transport { T_RC, T_DC };
 enum op { OP_WRITE, OP_SEND };
@@ -114,35 +115,6 @@ struct link {			/* the TCP side channel */
 	char *line;
 	size_t cap;
 };
-
-static int fails;
-
-static void ok(const char *name)
-{
-	printf("ok %s\n", name);
-	fflush(stdout);
-}
-
-static void bad(const char *name, const char *why)
-{
-	fails++;
-	printf("not ok %s: %s\n", name, why);
-	fflush(stdout);
-}
-
-static void die(const char *what)
-{
-	printf("not ok setup: %s: %s\n", what, strerror(errno));
-	exit(1);
-}
-
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 /* ------------------------------------------------------------ pattern */
 
@@ -179,18 +151,11 @@ static long pat_check(const uint64_t *p, uint32_t peer, uint64_t w0,
 
 /* ------------------------------------------------------------ memory */
 
-struct kmem {
-	long sunreclaim, vmalloc, percpu, pagetables;
-};
-
 /* Shrink every slab cache (root only), then read /proc/meminfo. */
-static void kmem_read(struct kmem *m)
+static void kmem_read(struct meminfo *m)
 {
-	char line[128], key[64];
 	glob_t g;
 	size_t i;
-	FILE *f;
-	long v;
 
 	if (!glob("/sys/kernel/slab/*/shrink", 0, NULL, &g)) {
 		for (i = 0; i < g.gl_pathc; i++) {
@@ -204,26 +169,10 @@ static void kmem_read(struct kmem *m)
 		}
 		globfree(&g);
 	}
-	memset(m, 0, sizeof(*m));
-	f = fopen("/proc/meminfo", "r");
-	if (!f)
-		return;
-	while (fgets(line, sizeof(line), f)) {
-		if (sscanf(line, "%63[^:]: %ld", key, &v) != 2)
-			continue;
-		if (!strcmp(key, "SUnreclaim"))
-			m->sunreclaim = v;
-		else if (!strcmp(key, "VmallocUsed"))
-			m->vmalloc = v;
-		else if (!strcmp(key, "Percpu"))
-			m->percpu = v;
-		else if (!strcmp(key, "PageTables"))
-			m->pagetables = v;
-	}
-	fclose(f);
+	meminfo_read(m);
 }
 
-static long kmem_kb(const struct kmem *a, const struct kmem *b)
+static long kmem_kb(const struct meminfo *a, const struct meminfo *b)
 {
 	return (b->sunreclaim + b->vmalloc + b->percpu + b->pagetables) -
 	       (a->sunreclaim + a->vmalloc + a->percpu + a->pagetables);
@@ -304,46 +253,13 @@ static uint32_t parse_nums(char *s, uint32_t *v, uint32_t max)
 	return n;
 }
 
-static void gid_str(const union ibv_gid *g, char *s)
-{
-	int i;
-
-	for (i = 0; i < 16; i++)
-		sprintf(s + 2 * i, "%02x", g->raw[i]);
-}
-
-static int gid_parse(const char *s, union ibv_gid *g)
-{
-	unsigned int v;
-	int i;
-
-	for (i = 0; i < 16; i++) {
-		if (sscanf(s + 2 * i, "%2x", &v) != 1)
-			return -1;
-		g->raw[i] = v;
-	}
-	return 0;
-}
-
 /* ------------------------------------------------------------ verbs */
 
 static void dev_open(struct dev *d, const char *name, int gidx, int cqe)
 {
-	struct ibv_device **list = ibv_get_device_list(NULL);
 	struct ibv_port_attr pa;
-	int i;
 
-	for (i = 0; list && list[i]; i++)
-		if (!strcmp(ibv_get_device_name(list[i]), name))
-			break;
-	if (!list || !list[i]) {
-		errno = ENODEV;
-		die(name);
-	}
-	d->ctx = ibv_open_device(list[i]);
-	ibv_free_device_list(list);
-	if (!d->ctx)
-		die("ibv_open_device");
+	d->ctx = dev_ctx_open(name);
 	d->gidx = gidx;
 	if (ibv_query_gid(d->ctx, 1, gidx, &d->gid) ||
 	    ibv_query_port(d->ctx, 1, &pa))
@@ -372,16 +288,7 @@ static void dev_region(struct dev *d, size_t len)
 
 static void srq_post(struct dev *d, uint32_t slot, uint32_t size)
 {
-	struct ibv_sge sge = {
-		.addr = (uintptr_t)d->rbuf + (size_t)slot * size,
-		.length = size,
-		.lkey = d->rmr->lkey,
-	};
-	struct ibv_recv_wr wr = { .wr_id = slot, .sg_list = &sge,
-				  .num_sge = 1 }, *badwr;
-
-	if (ibv_post_srq_recv(d->srq, &wr, &badwr))
-		die("ibv_post_srq_recv");
+	srq_post_buf(d->srq, d->rmr, d->rbuf + (size_t)slot * size, size, slot);
 }
 
 /* An SRQ with @n receive buffers of @size bytes posted (n may be 0). */
@@ -410,22 +317,6 @@ static void srq_make(struct dev *d, uint32_t n, uint32_t size)
 		srq_post(d, i, size);
 }
 
-static int qp_to(struct ibv_qp *qp, enum ibv_qp_state s, int mask,
-		 struct ibv_qp_attr *a)
-{
-	a->qp_state = s;
-	return ibv_modify_qp(qp, a, mask | IBV_QP_STATE);
-}
-
-static int qp_init(struct ibv_qp *qp, bool access)
-{
-	struct ibv_qp_attr a = { .port_num = 1 };
-
-	a.qp_access_flags = IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ;
-	return qp_to(qp, IBV_QPS_INIT, IBV_QP_PKEY_INDEX | IBV_QP_PORT |
-		     (access ? IBV_QP_ACCESS_FLAGS : 0), &a);
-}
-
 static uint32_t psn_of(uint32_t qpn)
 {
 	return (qpn * 2654435761u) & 0xffffff;
@@ -441,27 +332,14 @@ static int rc_connect(struct dev *d, struct ibv_qp *qp, uint32_t rqpn,
 		.rq_psn = psn_of(rqpn),
 		.max_dest_rd_atomic = 16,
 		.min_rnr_timer = 12,
-		.ah_attr = {
-			.is_global = 1,
-			.grh = { .dgid = *gid, .sgid_index = d->gidx,
-				 .hop_limit = 64 },
-			.port_num = 1,
-		},
+		.ah_attr = ah_attr_of(d->gidx, gid),
 	};
 
 	if (qp_to(qp, IBV_QPS_RTR, IBV_QP_AV | IBV_QP_PATH_MTU |
 		  IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
 		  IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER, &a))
 		return -1;
-	memset(&a, 0, sizeof(a));
-	a.timeout = 14;
-	a.retry_cnt = 7;
-	a.rnr_retry = 7;
-	a.sq_psn = psn_of(qp->qp_num);
-	a.max_rd_atomic = 16;
-	return qp_to(qp, IBV_QPS_RTS, IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
-		     IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN |
-		     IBV_QP_MAX_QP_RD_ATOMIC, &a);
+	return qp_rts(qp, 7, 7, psn_of(qp->qp_num));
 }
 
 static struct ibv_qp *rc_make(struct dev *d, uint32_t depth)
@@ -475,7 +353,7 @@ static struct ibv_qp *rc_make(struct dev *d, uint32_t depth)
 	};
 	struct ibv_qp *qp = ibv_create_qp(d->pd, &a);
 
-	if (qp && qp_init(qp, true)) {
+	if (qp && qp_init(qp, REMOTE_ACCESS)) {
 		ibv_destroy_qp(qp);
 		qp = NULL;
 	}
@@ -500,7 +378,6 @@ static struct ibv_qp *dc_make(struct dev *d, bool dci, uint32_t depth)
 			.dct_access_key = dci ? 0 : DC_KEY,
 		},
 	};
-	struct ibv_qp_attr qa = {};
 	struct ibv_qp *qp;
 
 	if (dci) {
@@ -512,27 +389,11 @@ static struct ibv_qp *dc_make(struct dev *d, bool dci, uint32_t depth)
 		a.srq = d->srq;
 	}
 	qp = srnicdv_create_qp(d->ctx, &a, &dv);
-	if (!qp)
-		return NULL;
-	qa.min_rnr_timer = 12;
-	if (qp_init(qp, !dci) ||
-	    qp_to(qp, IBV_QPS_RTR, dci ? 0 : IBV_QP_MIN_RNR_TIMER, &qa))
-		goto err;
-	if (dci) {
-		memset(&qa, 0, sizeof(qa));
-		qa.timeout = 14;
-		qa.retry_cnt = 7;
-		qa.rnr_retry = 7;
-		qa.max_rd_atomic = 16;
-		if (qp_to(qp, IBV_QPS_RTS, IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
-			  IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN |
-			  IBV_QP_MAX_QP_RD_ATOMIC, &qa))
-			goto err;
+	if (qp && dc_up(qp, dci, REMOTE_ACCESS, 7, 7)) {
+		ibv_destroy_qp(qp);
+		qp = NULL;
 	}
 	return qp;
-err:
-	ibv_destroy_qp(qp);
-	return NULL;
 }
 
 /* ------------------------------------------------------------ server */
@@ -718,9 +579,6 @@ static void srv_hello(struct server *s, struct link *l, union ibv_gid *cgid)
 
 static int server(const char *devname, int gidx)
 {
-	struct sockaddr_in sa = { .sin_family = AF_INET,
-				  .sin_port = htons(PORT) };
-	int lfd = socket(AF_INET, SOCK_STREAM, 0), fd, one = 1;
 	struct server *s = calloc(1, sizeof(*s));
 	uint32_t *cq = calloc(MAX_PEERS, sizeof(*cq)), n, j, nrecv = 0;
 	union ibv_gid cgid;
@@ -728,11 +586,11 @@ static int server(const char *devname, int gidx)
 	uint64_t checked;
 	double t0;
 	char g[33];
+	int lfd, fd;
 
-	if (!s || !cq || lfd < 0 ||
-	    setsockopt(lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) ||
-	    bind(lfd, (struct sockaddr *)&sa, sizeof(sa)) || listen(lfd, 1))
-		die("listen");
+	if (!s || !cq)
+		die("calloc");
+	lfd = tcp_listen(PORT, 1);
 	fd = accept(lfd, NULL, NULL);
 	if (fd < 0 || link_open(&l, fd))
 		die("accept");
@@ -969,12 +827,6 @@ static double cli_bandwidth(struct client *c)
 static void cli_make_qps(struct client *c)
 {
 	uint32_t n = c->o.p.tr == T_RC ? c->o.p.peers : c->o.dcis, j;
-	struct ibv_ah_attr aa = {
-		.is_global = 1,
-		.grh = { .dgid = c->sgid, .sgid_index = c->d.gidx,
-			 .hop_limit = 64 },
-		.port_num = 1,
-	};
 
 	c->qp = calloc(n, sizeof(*c->qp));
 	if (!c->qp)
@@ -991,36 +843,10 @@ static void cli_make_qps(struct client *c)
 			die("client RC QP to RTR/RTS");
 	}
 	if (c->o.p.tr == T_DC) {
-		c->ah = ibv_create_ah(c->d.pd, &aa);
+		c->ah = ah_make(c->d.pd, c->d.gidx, &c->sgid);
 		if (!c->ah)
 			die("ibv_create_ah");
 	}
-}
-
-static int cli_connect(const char *host)
-{
-	struct addrinfo hints = { .ai_family = AF_INET,
-				  .ai_socktype = SOCK_STREAM }, *ai;
-	char port[8];
-	double end = now() + 20;
-	int fd;
-
-	snprintf(port, sizeof(port), "%d", PORT);
-	if (getaddrinfo(host, port, &hints, &ai))
-		return -1;
-	for (;;) {
-		fd = socket(AF_INET, SOCK_STREAM, 0);
-		if (fd >= 0 && !connect(fd, ai->ai_addr, ai->ai_addrlen))
-			break;
-		if (fd >= 0)
-			close(fd);
-		fd = -1;
-		if (now() > end)
-			break;
-		usleep(100000);
-	}
-	freeaddrinfo(ai);
-	return fd;
 }
 
 static void cli_hold(const char *path)
@@ -1098,7 +924,7 @@ static void cli_start(struct client *c)
 {
 	struct params *p = &c->o.p;
 	char g[33], sg[40];
-	int fd = cli_connect(c->o.host);
+	int fd = tcp_connect(c->o.host, PORT, 20);
 
 	if (fd < 0 || link_open(&c->l, fd))
 		die("connect");
@@ -1129,7 +955,7 @@ static void cli_start(struct client *c)
 static int client(const struct opts *o)
 {
 	struct client *c = calloc(1, sizeof(*c));
-	struct kmem m0, m1, m2, m3;
+	struct meminfo m0, m1, m2, m3;
 	struct result r = {};
 	double t0, pause;
 	uint32_t j;

@@ -52,10 +52,8 @@
  * and "srnic_dc_pingpong: done" at the end; exit status 0 iff all ok.
  */
 #define _GNU_SOURCE
-#include <arpa/inet.h>
 #include <errno.h>
 #include <inttypes.h>
-#include <netdb.h>
 #include <poll.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -63,11 +61,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <infiniband/srnicdv.h>
 #include <infiniband/verbs.h>
+
+#include "tool_common.h"
 
 #define PORT		18515
 #define MAX_DCT		64
@@ -80,6 +79,8 @@
 #define MAGIC		0x44435050u	/* "DCPP" */
 #define F_ECHO		1u
 #define CLI_KEY		0x5eedu		/* the access key of a client's DCT */
+#define REMOTE_ACCESS	(IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ | \
+			 IBV_ACCESS_REMOTE_ATOMIC)
 
 struct msg {
 	uint32_t magic;
@@ -114,36 +115,8 @@ struct dev {
 	union ibv_gid gid;
 };
 
-static int fails;
 static int opt_retry = 7, opt_rnr_retry = 7, opt_cq_secs = 30;
 static const char *opt_wait;
-
-static void ok(const char *name)
-{
-	printf("ok %s\n", name);
-	fflush(stdout);
-}
-
-static void bad(const char *name, const char *why)
-{
-	fails++;
-	printf("not ok %s: %s\n", name, why);
-	fflush(stdout);
-}
-
-static void die(const char *what)
-{
-	printf("not ok setup: %s: %s\n", what, strerror(errno));
-	exit(1);
-}
-
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 static uint8_t pat(uint32_t client, uint32_t seq, uint32_t dct, uint32_t k)
 {
@@ -154,23 +127,11 @@ static uint8_t pat(uint32_t client, uint32_t seq, uint32_t dct, uint32_t k)
 
 static void dev_open(struct dev *d, const char *name, int gidx)
 {
-	struct ibv_device **list = ibv_get_device_list(NULL);
 	size_t rsize = (size_t)SRQ_DEPTH * (sizeof(struct msg) + MSG_MAX);
 	size_t bsize = (size_t)MAX_DCT * REGION + MAX_DCT * 8;
-	int i, acc = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
-		     IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC;
+	int acc = IBV_ACCESS_LOCAL_WRITE | REMOTE_ACCESS;
 
-	for (i = 0; list && list[i]; i++)
-		if (!strcmp(ibv_get_device_name(list[i]), name))
-			break;
-	if (!list || !list[i]) {
-		errno = ENODEV;
-		die(name);
-	}
-	d->ctx = ibv_open_device(list[i]);
-	ibv_free_device_list(list);
-	if (!d->ctx)
-		die("ibv_open_device");
+	d->ctx = dev_ctx_open(name);
 	d->gidx = gidx;
 	if (ibv_query_gid(d->ctx, 1, gidx, &d->gid))
 		die("ibv_query_gid");
@@ -193,16 +154,8 @@ static void dev_open(struct dev *d, const char *name, int gidx)
 static void srq_post(struct dev *d, uint32_t slot)
 {
 	size_t sz = sizeof(struct msg) + MSG_MAX;
-	struct ibv_sge sge = {
-		.addr = (uintptr_t)d->rbuf + slot * sz,
-		.length = sz,
-		.lkey = d->rmr->lkey,
-	};
-	struct ibv_recv_wr wr = { .wr_id = slot, .sg_list = &sge,
-				  .num_sge = 1 }, *badwr;
 
-	if (ibv_post_srq_recv(d->srq, &wr, &badwr))
-		die("ibv_post_srq_recv");
+	srq_post_buf(d->srq, d->rmr, d->rbuf + slot * sz, sz, slot);
 }
 
 static void srq_make(struct dev *d)
@@ -217,39 +170,6 @@ static void srq_make(struct dev *d)
 		die("ibv_create_srq");
 	for (i = 0; i < SRQ_DEPTH; i++)
 		srq_post(d, i);
-}
-
-static int qp_to(struct ibv_qp *qp, enum ibv_qp_state s, int mask,
-		 struct ibv_qp_attr *a)
-{
-	a->qp_state = s;
-	return ibv_modify_qp(qp, a, mask | IBV_QP_STATE);
-}
-
-/* RESET -> INIT -> RTR (-> RTS for a DCI): no remote attribute */
-static int dc_up(struct ibv_qp *qp, bool dci, int retry)
-{
-	struct ibv_qp_attr a = { .port_num = 1 };
-
-	a.qp_access_flags = IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ |
-			    IBV_ACCESS_REMOTE_ATOMIC;
-	if (qp_to(qp, IBV_QPS_INIT, IBV_QP_PKEY_INDEX | IBV_QP_PORT |
-		  (dci ? 0 : IBV_QP_ACCESS_FLAGS), &a))
-		return -1;
-	memset(&a, 0, sizeof(a));
-	a.min_rnr_timer = 12;
-	if (qp_to(qp, IBV_QPS_RTR, dci ? 0 : IBV_QP_MIN_RNR_TIMER, &a))
-		return -1;
-	if (!dci)
-		return 0;
-	memset(&a, 0, sizeof(a));
-	a.timeout = 14;
-	a.retry_cnt = retry;
-	a.rnr_retry = opt_rnr_retry;
-	a.max_rd_atomic = 16;
-	return qp_to(qp, IBV_QPS_RTS, IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
-		     IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN |
-		     IBV_QP_MAX_QP_RD_ATOMIC, &a);
 }
 
 static struct ibv_qp *dc_make(struct dev *d, bool dci, uint64_t key)
@@ -283,22 +203,11 @@ static struct ibv_qp *dc_make(struct dev *d, bool dci, uint64_t key)
 		a.srq = d->srq;
 	}
 	qp = srnicdv_create_qp(d->ctx, &a, &dv);
-	if (qp && dc_up(qp, dci, opt_retry)) {
+	if (qp && dc_up(qp, dci, REMOTE_ACCESS, opt_retry, opt_rnr_retry)) {
 		ibv_destroy_qp(qp);
 		qp = NULL;
 	}
 	return qp;
-}
-
-static struct ibv_ah *ah_make(struct dev *d, const union ibv_gid *gid)
-{
-	struct ibv_ah_attr a = {
-		.is_global = 1,
-		.grh = { .dgid = *gid, .sgid_index = d->gidx, .hop_limit = 64 },
-		.port_num = 1,
-	};
-
-	return ibv_create_ah(d->pd, &a);
 }
 
 enum op { OP_SEND, OP_WRITE, OP_READ, OP_FADD, OP_CSWP };
@@ -373,27 +282,6 @@ static int tcp_line(int fd, char *buf, size_t len)
 		n++;
 	}
 	buf[n] = 0;
-	return 0;
-}
-
-static void gid_str(const union ibv_gid *g, char *s)
-{
-	int i;
-
-	for (i = 0; i < 16; i++)
-		sprintf(s + 2 * i, "%02x", g->raw[i]);
-}
-
-static int gid_parse(const char *s, union ibv_gid *g)
-{
-	int i;
-	unsigned int v;
-
-	for (i = 0; i < 16; i++) {
-		if (sscanf(s + 2 * i, "%2x", &v) != 1)
-			return -1;
-		g->raw[i] = v;
-	}
 	return 0;
 }
 
@@ -588,7 +476,7 @@ static void srv_accept(struct server *s, int lfd)
 	if (peer_send(fd, "SRV", &s->d.gid, s->key, s->d.mr->rkey,
 		      (uintptr_t)s->d.buf, c->peer.slot, s->ndct, s->dctn) ||
 	    peer_recv(fd, &c->peer) ||
-	    !(c->ah = ah_make(&s->d, &c->peer.gid))) {
+	    !(c->ah = ah_make(s->d.pd, s->d.gidx, &c->peer.gid))) {
 		close(fd);
 		c->fd = -1;
 		return;
@@ -633,19 +521,6 @@ static void srv_poll_done(struct server *s, int *left)
 			bad("server", "reply");
 		srv_finish(c, left);
 	}
-}
-
-static int srv_listen(void)
-{
-	struct sockaddr_in sa = { .sin_family = AF_INET,
-				  .sin_port = htons(PORT) };
-	int fd = socket(AF_INET, SOCK_STREAM, 0), one = 1;
-
-	if (fd < 0 || setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one,
-				 sizeof(one)) ||
-	    bind(fd, (struct sockaddr *)&sa, sizeof(sa)) || listen(fd, 16))
-		die("listen");
-	return fd;
 }
 
 static void srv_loop(struct server *s, int lfd, int clients)
@@ -715,7 +590,7 @@ static int server(const char *devname, int gidx, uint32_t ndct, int clients,
 	for (j = 0; j < ndct; j++)
 		printf("# dctn %u %u\n", j, s->dctn[j]);
 	fflush(stdout);
-	lfd = srv_listen();
+	lfd = tcp_listen(PORT, 16);
 	srv_loop(s, lfd, clients);
 	close(lfd);
 	if (!fails)
@@ -733,6 +608,7 @@ struct cli {
 	uint32_t id;
 	uint64_t sends;
 	int fd;
+	uint32_t iters, ndci, size;	/* -i, -q, -S */
 };
 
 static void msg_fill(struct cli *c, uint8_t *at, uint32_t dct, uint32_t dci,
@@ -794,9 +670,9 @@ static void check_st(const char *name, int st, int want)
 	bad(name, why);
 }
 
-static void mode_ping(struct cli *c, struct ibv_qp *qp, uint32_t iters,
-		      uint32_t size)
+static void mode_ping(struct cli *c, struct ibv_qp *qp)
 {
+	uint32_t iters = c->iters, size = c->size;
 	size_t sz = sizeof(struct msg) + MSG_MAX;
 	uint32_t i, k, bad_bytes = 0;
 	struct ibv_wc wc;
@@ -859,9 +735,9 @@ static void multi_one(struct cli *c, struct ibv_qp *qp, uint32_t r,
 		bad("multi CMP_SWP", "returned the wrong original value");
 }
 
-static void mode_multi(struct cli *c, struct ibv_qp *qp, uint32_t rounds)
+static void mode_multi(struct cli *c, struct ibv_qp *qp)
 {
-	uint32_t r, j, seq = 0;
+	uint32_t rounds = c->iters, r, j, seq = 0;
 
 	for (r = 0; r < rounds && !fails; r++)
 		for (j = 0; j < c->srv.ndct && !fails; j++)
@@ -870,12 +746,15 @@ static void mode_multi(struct cli *c, struct ibv_qp *qp, uint32_t rounds)
 		ok("multi: SEND, WRITE, READ, FETCH_ADD, CMP_SWP at every DCT");
 }
 
-static void mode_flood(struct cli *c, uint32_t ndci, uint32_t iters)
+/* @dci0 is not used: flood makes its own -q DCIs */
+static void mode_flood(struct cli *c, struct ibv_qp *dci0)
 {
 	struct ibv_qp *qp[MAX_DCI];
 	uint64_t base = (uint64_t)c->srv.slot * REGION;
 	uint8_t *rd = c->d.buf + 3 * REGION;
-	uint32_t q, i;
+	uint32_t ndci = c->ndci, iters = c->iters, q, i;
+
+	(void)dci0;
 
 	for (q = 0; q < ndci; q++) {
 		qp[q] = dc_make(&c->d, true, 0);
@@ -921,7 +800,8 @@ static void mode_badkey(struct cli *c, struct ibv_qp *qp)
 		 cli_send(c, qp, 0, 0, 0, 64, 0), IBV_WC_REM_ACCESS_ERR);
 	c->sends--;		/* refused: never received */
 	c->srv.key = good;
-	if (qp_to(qp, IBV_QPS_RESET, 0, &a) || dc_up(qp, true, 7))
+	if (qp_to(qp, IBV_QPS_RESET, 0, &a) ||
+	    dc_up(qp, true, 0, 7, opt_rnr_retry))
 		bad("DCI reset after the error", strerror(errno));
 	check_st("the right key works after", cli_send(c, qp, 0, 0, 0, 64, 0),
 		 IBV_WC_SUCCESS);
@@ -935,7 +815,8 @@ static void mode_unknown(struct cli *c, struct ibv_qp *qp)
 	int st;
 
 	c->srv.dctn[0] = 0xfffff0;
-	if (qp_to(qp, IBV_QPS_RESET, 0, &a) || dc_up(qp, true, 1))
+	if (qp_to(qp, IBV_QPS_RESET, 0, &a) ||
+	    dc_up(qp, true, 0, 1, opt_rnr_retry))
 		bad("DCI with one retry", strerror(errno));
 	st = cli_send(c, qp, 0, 0, 0, 64, 0);
 	c->sends--;
@@ -1139,10 +1020,10 @@ static bool tour_visit(struct tour *t, uint32_t v, uint32_t j)
 	return tour_end(t);
 }
 
-static void mode_tour(struct cli *c, struct ibv_qp *qp, uint32_t rounds)
+static void mode_tour(struct cli *c, struct ibv_qp *qp)
 {
 	struct tour *t = calloc(1, sizeof(*t));
-	uint32_t r, j, v = 0;
+	uint32_t rounds = c->iters, r, j, v = 0;
 
 	if (!t)
 		die("calloc");
@@ -1210,7 +1091,8 @@ static void mode_exhaust(struct cli *c, struct ibv_qp *qp)
 	c->sends -= 3;
 	qp_state_is(qp, IBV_QPS_ERR, "the DCI is in the error state after it");
 	ok("exhaust: IBV_WC_RETRY_EXC_ERR for DCT 1, the rest flushed");
-	if (qp_to(qp, IBV_QPS_RESET, 0, &a) || dc_up(qp, true, opt_retry)) {
+	if (qp_to(qp, IBV_QPS_RESET, 0, &a) ||
+	    dc_up(qp, true, 0, opt_retry, opt_rnr_retry)) {
 		bad("DCI reset after the error", strerror(errno));
 		goto out;
 	}
@@ -1256,22 +1138,39 @@ static void mode_forever(struct cli *c, struct ibv_qp *qp)
 		ok("forever: every SEND until told to stop");
 }
 
+/* The client modes (the header says what each does) */
+static const struct mode {
+	const char *name;
+	void (*run)(struct cli *c, struct ibv_qp *qp);
+	bool rounds;	/* DONE carries -i: the atomic rounds the server checks */
+} modes[] = {
+	{ "ping", mode_ping, false },
+	{ "multi", mode_multi, true },
+	{ "flood", mode_flood, false },
+	{ "badkey", mode_badkey, false },
+	{ "unknown", mode_unknown, false },
+	{ "forever", mode_forever, false },
+	{ "tour", mode_tour, true },
+	{ "exhaust", mode_exhaust, false },
+	{ "rnrfail", mode_rnrfail, false },
+};
+
+static const struct mode *mode_of(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(modes) / sizeof(modes[0]); i++)
+		if (!strcmp(modes[i].name, name))
+			return &modes[i];
+	return NULL;
+}
+
 static int cli_connect(struct cli *c, const char *host)
 {
-	struct addrinfo hints = { .ai_family = AF_INET,
-				  .ai_socktype = SOCK_STREAM }, *ai;
-	char port[8];
-	int fd;
+	int fd = tcp_connect(host, PORT, 0);
 
-	snprintf(port, sizeof(port), "%d", PORT);
-	if (getaddrinfo(host, port, &hints, &ai))
+	if (fd < 0)
 		return -1;
-	fd = socket(AF_INET, SOCK_STREAM, 0);
-	if (fd < 0 || connect(fd, ai->ai_addr, ai->ai_addrlen)) {
-		freeaddrinfo(ai);
-		return -1;
-	}
-	freeaddrinfo(ai);
 	c->fd = fd;
 	if (peer_recv(fd, &c->srv))
 		return -1;
@@ -1286,13 +1185,16 @@ static int client(const char *devname, int gidx, const char *host,
 		  uint32_t size)
 {
 	struct cli *c = calloc(1, sizeof(*c));
-	bool multi = !strcmp(mode, "multi") || !strcmp(mode, "tour");
+	const struct mode *m = mode_of(mode);
 	struct ibv_qp *qp;
 	char line[64];
 	int n;
 
 	if (!c)
 		die("calloc");
+	c->iters = iters;
+	c->ndci = ndci;
+	c->size = size;
 	dev_open(&c->d, devname, gidx);
 	srq_make(&c->d);
 	c->dct = dc_make(&c->d, false, CLI_KEY);
@@ -1304,31 +1206,15 @@ static int client(const char *devname, int gidx, const char *host,
 	printf("# client: DCI %u, DCT %u, key %#x\n", qp->qp_num,
 	       c->dct->qp_num, CLI_KEY);
 	fflush(stdout);
-	c->ah = ah_make(&c->d, &c->srv.gid);
+	c->ah = ah_make(c->d.pd, c->d.gidx, &c->srv.gid);
 	if (!c->ah)
 		die("ibv_create_ah");
-	if (!strcmp(mode, "ping"))
-		mode_ping(c, qp, iters, size);
-	else if (!strcmp(mode, "multi"))
-		mode_multi(c, qp, iters);
-	else if (!strcmp(mode, "tour"))
-		mode_tour(c, qp, iters);
-	else if (!strcmp(mode, "exhaust"))
-		mode_exhaust(c, qp);
-	else if (!strcmp(mode, "rnrfail"))
-		mode_rnrfail(c, qp);
-	else if (!strcmp(mode, "flood"))
-		mode_flood(c, ndci, iters);
-	else if (!strcmp(mode, "badkey"))
-		mode_badkey(c, qp);
-	else if (!strcmp(mode, "unknown"))
-		mode_unknown(c, qp);
-	else if (!strcmp(mode, "forever"))
-		mode_forever(c, qp);
+	if (m)
+		m->run(c, qp);
 	else
 		bad("mode", mode);
 	n = snprintf(line, sizeof(line), "DONE %" PRIu64 " %u\n", c->sends,
-		     multi && !fails ? iters : 0);
+		     m && m->rounds && !fails ? iters : 0);
 	if (write(c->fd, line, n) != n || tcp_line(c->fd, line, sizeof(line)))
 		bad("server's verdict", "none");
 	else if (strcmp(line, "OK"))
