@@ -6,10 +6,12 @@
 #   6.12 (bookworm-backports)  test_lifecycle.sh, test_verbs.sh,
 #                              test_rdmacore56.sh (rdma-core 56 tools),
 #                              test_native.sh, test_xrc.sh, test_odp.sh,
-#                              test_dc.sh
+#                              test_dc.sh, test_dc_wire.sh, test_dc_loss.sh,
+#                              test_dc_cnp.sh
 #   newest Debian kernel       test_lifecycle.sh, test_verbs.sh,
 #                              test_native.sh, test_xrc.sh, test_odp.sh,
-#                              test_dc.sh
+#                              test_dc.sh, test_dc_wire.sh, test_dc_loss.sh,
+#                              test_dc_cnp.sh
 # A subset of the VM tier: device lifecycle and the stock tools are what a
 # new kernel breaks first (ib_core, netdev, UDP tunnel APIs, uverbs ABI); the
 # whole tier per kernel would add ~20 min to CI.
@@ -90,12 +92,15 @@ only=${SRNIC_COMPAT_ONLY:-}
 if [ -z "$only" ] || [ "$only" = 6.12 ]; then
 	run_on "$k612" 6.12 tests/vm/test_lifecycle.sh tests/vm/test_verbs.sh \
 		tests/vm/test_rdmacore56.sh tests/vm/test_native.sh \
-		tests/vm/test_xrc.sh tests/vm/test_odp.sh tests/vm/test_dc.sh
+		tests/vm/test_xrc.sh tests/vm/test_odp.sh tests/vm/test_dc.sh \
+		tests/vm/test_dc_wire.sh tests/vm/test_dc_loss.sh \
+		tests/vm/test_dc_cnp.sh
 fi
 if [ -z "$only" ] || [ "$only" = newest ]; then
 	run_on "$knew" newest tests/vm/test_lifecycle.sh tests/vm/test_verbs.sh \
 		tests/vm/test_native.sh tests/vm/test_xrc.sh tests/vm/test_odp.sh \
-		tests/vm/test_dc.sh
+		tests/vm/test_dc.sh tests/vm/test_dc_wire.sh tests/vm/test_dc_loss.sh \
+		tests/vm/test_dc_cnp.sh
 fi
 
 # Pairing: the default build boots its own kernel and loads there.
