@@ -71,21 +71,25 @@ define srnic_kcheck
 	esac
 endef
 
+# kbuild with one job per CPU unless the caller gave -j (make -jN module):
+# expanded in the recipe, where MAKEFLAGS holds the caller's -j
+SRNIC_JOBS = $(if $(filter -j%,$(MAKEFLAGS)),,-j$(shell nproc))
+
 ifneq ($(SRNIC_KCHROOT),)
 module module-debug check:
 	tools/kernels.sh make $(KVER) $@ W=$(W)
 else
 module:
 	$(srnic_kcheck)
-	$(MAKE) $(KBUILD_ARGS) modules
+	$(MAKE) $(SRNIC_JOBS) $(KBUILD_ARGS) modules
 
 module-debug:
 	$(srnic_kcheck)
-	$(MAKE) $(KBUILD_ARGS) SRNIC_DEBUG=y modules
+	$(MAKE) $(SRNIC_JOBS) $(KBUILD_ARGS) SRNIC_DEBUG=y modules
 
 check:
 	$(srnic_kcheck)
-	$(MAKE) $(KBUILD_ARGS) C=2 CF="-D__CHECK_ENDIAN__" modules
+	$(MAKE) $(SRNIC_JOBS) $(KBUILD_ARGS) C=2 CF="-D__CHECK_ENDIAN__" modules
 
 endif
 

@@ -28,6 +28,13 @@ tally harness "$logdir/harness.log" tests/vm/test_harness.sh
 for t in tests/vm/test_*.sh; do
 	[ "$t" = tests/vm/test_harness.sh ] && continue
 	n=$(basename "$t" .sh)
+	# rdma-core 56 (Debian 13's userspace) is tested with Debian 13's
+	# kernel line, 6.12, in the compat tier: here it cost ~65 s CI's
+	# 60-minute budget has no room for (SRNIC_VM_RDMACORE56=1 runs it)
+	if [ "$n" = test_rdmacore56 ] && [ "${SRNIC_VM_RDMACORE56:-0}" != 1 ]; then
+		echo "tier_vm: test_rdmacore56 runs in the compat tier (6.12)"
+		continue
+	fi
 	if [ "$n" = test_interop ] || [ "$n" = test_fabric_pair ]; then
 		# two guests (srnic <-> rdma_rxe); guest a prints the joint
 		# count, which vmrun --pair prefixes with "[a] "
