@@ -4,11 +4,12 @@
  * docs/dc.md), through the real receive path, under KASAN and lockdep.
  *
  * Each case builds a real srnic device in native mode on a test Ethernet
- * netdev (as srnic_dp_test.c does), a PD, a DMA MR, a CQ, an SRQ and a
- * DCT. The test plays the initiators: it forges each DC request (IPv4,
- * UDP 4791, BTH, DCETH with the key, ATTACH and horizon, DCI number and
- * generation, RETH or AtomicETH, ICRC) and hands it to
- * srnic_udp_encap_recv() with bottom halves off, as a NIC's receive would.
+ * netdev (srnic_kunit_wire.c, shared with srnic_dp_test.c), a PD, a DMA
+ * MR, a CQ, an SRQ and a DCT. The test plays the initiators: it forges
+ * each DC request (IPv4, UDP 4791, BTH, DCETH with the key, ATTACH and
+ * horizon, DCI number and generation, RETH or AtomicETH, ICRC) and hands
+ * it to srnic_udp_encap_recv() with bottom halves off, as a NIC's receive
+ * would.
  * Everything the DCT answers leaves through srnic_xmit() and the IP stack
  * to the netdev, which keeps it for the case to read: opcode, DestQP, PSN,
  * the DCRETH's DCT and generation, the AETH's syndrome, an atomic ACK's
@@ -35,27 +36,20 @@
  */
 #include <kunit/test.h>
 #include <linux/delay.h>
-#include <linux/etherdevice.h>
-#include <linux/ethtool.h>
-#include <linux/inetdevice.h>
 #include <linux/ip.h>
-#include <linux/netdevice.h>
-#include <linux/rtnetlink.h>
 #include <linux/skbuff.h>
 #include <linux/udp.h>
 #include <net/ip.h>
-#include <rdma/ib_cache.h>
 #include <rdma/ib_pack.h>
 #include <rdma/ib_verbs.h>
 
-/* Relative to this file: see srnic_port_test.c. */
-#include "../../kernel/srnic.h"
+/* The device, the wire and the packet helpers: shared with srnic_dp. */
+#include "srnic_kunit_wire.h"
 
 #define SRNIC_DC_DEV_NAME	"srnic_dc0"
 #define SRNIC_DC_IP_LOCAL	0x0a4e0001	/* 10.78.0.1: the DCT's */
 #define SRNIC_DC_IP_INI		0x0a4e0002	/* the initiators' */
 #define SRNIC_DC_BUF		4096
-#define SRNIC_DC_WAIT_MS	3000
 #define SRNIC_DC_KEY		0x0123456789abcdefULL
 /* ATTACH horizons (log2 ms): 1 ms, 512 ms, 4 s */
 #define SRNIC_DC_H_SHORT	0
@@ -66,23 +60,21 @@
 
 /**
  * struct srnic_dc_ctx - one case's device and DCT
- * @held: what srnic sent, for the case to take (its own lock)
- * @dead: drop what srnic sends (teardown)
+ * @kd: the device and its wire, which holds what srnic sends (linear,
+ *	orphaned) for the case to take
+ * @cq: the DCT's (and a DCI's) CQ
+ * @srq: the DCT's SRQ
+ * @dct: the DCT
+ * @dci: a DCI, for the cases that make one
+ * @buf: the target of WRITEs and atomics, in @kd.mr
  */
 struct srnic_dc_ctx {
-	struct net_device	*ndev;
-	struct sk_buff_head	held;
-	bool			dead;
-	struct ib_device	*ibdev;
-	struct srnic_dev	*sdev;
-	struct ib_pd		*pd;
-	struct ib_mr		*mr;
+	struct srnic_kw_dev	kd;
 	struct ib_cq		*cq;
 	struct ib_srq		*srq;
 	struct ib_qp		*dct;
 	struct ib_qp		*dci;
 	u8			*buf;
-	u64			cnt0[SRNIC_CNT_MAX];
 };
 
 /* What one forged request carries. */
@@ -101,74 +93,6 @@ struct srnic_dc_req {
 };
 
 /* ------------------------------------------------------------- the wire */
-
-struct srnic_dc_priv {
-	struct srnic_dc_ctx	*ctx;
-};
-
-/* Only srnic's packets are kept: IPv4, UDP, to port 4791. */
-static bool srnic_dc_is_roce(struct sk_buff *skb)
-{
-	const struct iphdr *iph;
-	const struct udphdr *uh;
-
-	if (skb->protocol != htons(ETH_P_IP) ||
-	    !pskb_may_pull(skb, ETH_HLEN + sizeof(*iph)))
-		return false;
-	iph = (const struct iphdr *)(skb->data + ETH_HLEN);
-	if (iph->protocol != IPPROTO_UDP ||
-	    !pskb_may_pull(skb, ETH_HLEN + iph->ihl * 4 + sizeof(*uh)))
-		return false;
-	iph = (const struct iphdr *)(skb->data + ETH_HLEN);
-	uh = (const struct udphdr *)((const u8 *)iph + iph->ihl * 4);
-	return uh->dest == htons(SRNIC_ROCE_V2_PORT);
-}
-
-static netdev_tx_t srnic_dc_xmit(struct sk_buff *skb, struct net_device *ndev)
-{
-	struct srnic_dc_priv *priv = netdev_priv(ndev);
-	struct srnic_dc_ctx *ctx = priv->ctx;
-
-	skb_dst_drop(skb);
-	/* sent: srnic's TX accounting (and its QP reference) ends here */
-	skb_orphan(skb);
-	if (!ctx || READ_ONCE(ctx->dead) || !srnic_dc_is_roce(skb) ||
-	    skb_linearize(skb)) {
-		kfree_skb(skb);
-		return NETDEV_TX_OK;
-	}
-	__skb_pull(skb, ETH_HLEN);
-	skb_reset_network_header(skb);
-	skb_queue_tail(&ctx->held, skb);
-	return NETDEV_TX_OK;
-}
-
-static const struct net_device_ops srnic_dc_netdev_ops = {
-	.ndo_start_xmit = srnic_dc_xmit,
-};
-
-static int srnic_dc_get_link_ksettings(struct net_device *ndev,
-				       struct ethtool_link_ksettings *cmd)
-{
-	cmd->base.speed = SPEED_10000;
-	cmd->base.duplex = DUPLEX_FULL;
-	return 0;
-}
-
-static const struct ethtool_ops srnic_dc_ethtool_ops = {
-	.get_link_ksettings = srnic_dc_get_link_ksettings,
-};
-
-static void srnic_dc_netdev_setup(struct net_device *ndev)
-{
-	ether_setup(ndev);
-	ndev->netdev_ops = &srnic_dc_netdev_ops;
-	ndev->ethtool_ops = &srnic_dc_ethtool_ops;
-	ndev->flags |= IFF_NOARP;
-	ndev->priv_flags |= IFF_NO_QUEUE;
-	ndev->features |= NETIF_F_LLTX;
-	eth_hw_addr_random(ndev);
-}
 
 /* @r's BTH and the headers after it; the payload is bytes of 0xa5. */
 static void srnic_dc_fill(const struct srnic_dc_ctx *ctx,
@@ -190,11 +114,11 @@ static void srnic_dc_fill(const struct srnic_dc_ctx *ctx,
 	srnic_dceth_set(p, r->key, r->flags, r->dci, r->gen);
 	p += SRNIC_DCETH_LEN;
 	if (r->op == SRNIC_DC_OP(RDMA_WRITE_ONLY))
-		srnic_reth_set(p, (uintptr_t)(ctx->buf + r->off), ctx->mr->rkey,
-			       r->len);
+		srnic_reth_set(p, (uintptr_t)(ctx->buf + r->off),
+			       ctx->kd.mr->rkey, r->len);
 	else if (r->op == SRNIC_DC_OP(FETCH_ADD))
 		srnic_atmeth_set(p, (uintptr_t)(ctx->buf + r->off),
-				 ctx->mr->rkey, r->add, 0);
+				 ctx->kd.mr->rkey, r->add, 0);
 	memset((u8 *)bth + srnic_opcode_hdr_len(r->op), 0xa5, r->len);
 }
 
@@ -228,8 +152,7 @@ static struct sk_buff *srnic_dc_build(const struct srnic_dc_ctx *ctx,
 	uh->dest = htons(SRNIC_ROCE_V2_PORT);
 	uh->len = htons(len - sizeof(*iph));
 	srnic_dc_fill(ctx, r, (struct srnic_bth *)(uh + 1), pad);
-	put_unaligned_le32(srnic_icrc_buf(skb->data, len - SRNIC_ICRC_LEN),
-			   skb->data + len - SRNIC_ICRC_LEN);
+	srnic_kw_icrc(skb);
 	return skb;
 }
 
@@ -240,14 +163,9 @@ static void srnic_dc_send(struct kunit *test, struct srnic_dc_ctx *ctx,
 	struct sk_buff *skb = srnic_dc_build(ctx, r);
 
 	KUNIT_ASSERT_NOT_NULL(test, skb);
-	skb->dev = ctx->ndev;
-	skb->protocol = htons(ETH_P_IP);
-	skb_reset_network_header(skb);
-	__skb_pull(skb, ip_hdrlen(skb));
-	skb_reset_transport_header(skb);
 	local_bh_disable();
 	rcu_read_lock();
-	srnic_udp_encap_recv(NULL, skb);
+	srnic_kw_deliver(ctx->kd.wire, skb);
 	rcu_read_unlock();
 	local_bh_enable();
 }
@@ -255,30 +173,16 @@ static void srnic_dc_send(struct kunit *test, struct srnic_dc_ctx *ctx,
 /* The next packet srnic sent (data at its IP header), or NULL. */
 static struct sk_buff *srnic_dc_take(struct srnic_dc_ctx *ctx)
 {
-	struct sk_buff *skb;
-	int ms;
-
-	for (ms = 0; ms < SRNIC_DC_WAIT_MS; ms++) {
-		skb = skb_dequeue(&ctx->held);
-		if (skb)
-			return skb;
-		usleep_range(1000, 2000);
-	}
-	return NULL;
+	srnic_kw_wait_held(ctx->kd.wire, 1);
+	return skb_dequeue(&ctx->kd.wire->held);
 }
 
 /* srnic sends nothing (more) within 100 ms. */
 static void srnic_dc_expect_quiet(struct kunit *test, struct srnic_dc_ctx *ctx)
 {
 	msleep(100);
-	KUNIT_EXPECT_EQ(test, skb_queue_len(&ctx->held), 0U);
-	skb_queue_purge(&ctx->held);
-}
-
-static struct srnic_bth *srnic_dc_bth(struct sk_buff *skb)
-{
-	return (void *)skb_network_header(skb) + ip_hdrlen(skb) +
-	       sizeof(struct udphdr);
+	KUNIT_EXPECT_EQ(test, skb_queue_len(&ctx->kd.wire->held), 0U);
+	skb_queue_purge(&ctx->kd.wire->held);
 }
 
 /*
@@ -296,7 +200,7 @@ static u8 srnic_dc_answer(struct kunit *test, struct srnic_dc_ctx *ctx,
 	u8 syn = 0;
 
 	KUNIT_ASSERT_NOT_NULL_MSG(test, skb, "no answer to PSN %#x", r->psn);
-	bth = srnic_dc_bth(skb);
+	bth = srnic_kw_bth(skb);
 	KUNIT_EXPECT_EQ(test, srnic_bth_opcode(bth), op);
 	KUNIT_EXPECT_EQ(test, srnic_bth_qpn(bth), r->dci);
 	KUNIT_EXPECT_EQ(test, srnic_bth_psn(bth), r->psn);
@@ -340,7 +244,7 @@ static void srnic_dc_expect_nak(struct kunit *test, struct srnic_dc_ctx *ctx,
 
 static u64 srnic_dc_cnt(struct srnic_dc_ctx *ctx, enum srnic_counter c)
 {
-	return atomic64_read(&ctx->sdev->counters.v[c]) - ctx->cnt0[c];
+	return srnic_kw_cnt(&ctx->kd, c);
 }
 
 static u32 srnic_dc_count(struct srnic_dc_ctx *ctx)
@@ -351,39 +255,6 @@ static u32 srnic_dc_count(struct srnic_dc_ctx *ctx)
 static u64 srnic_dc_slot(struct srnic_dc_ctx *ctx, u32 off)
 {
 	return READ_ONCE(*(u64 *)(ctx->buf + off));
-}
-
-static int srnic_dc_set_addr(struct net_device *ndev)
-{
-	struct ifreq ifr = {};
-	struct sockaddr_in *sin = (struct sockaddr_in *)&ifr.ifr_addr;
-
-	strscpy(ifr.ifr_name, ndev->name, sizeof(ifr.ifr_name));
-	sin->sin_family = AF_INET;
-	sin->sin_addr.s_addr = htonl(SRNIC_DC_IP_LOCAL);
-	return devinet_ioctl(dev_net(ndev), SIOCSIFADDR, &ifr);
-}
-
-/* ib_core fills the GID table in a worker: the device is ready then. */
-static int srnic_dc_wait_gid(struct srnic_dc_ctx *ctx)
-{
-	const struct ib_gid_attr *attr;
-	union ib_gid gid;
-	int ms;
-
-	ipv6_addr_set_v4mapped(htonl(SRNIC_DC_IP_LOCAL),
-			       (struct in6_addr *)gid.raw);
-	for (ms = 0; ms < 5000; ms += 10) {
-		attr = rdma_find_gid_by_port(ctx->ibdev, &gid,
-					     IB_GID_TYPE_ROCE_UDP_ENCAP,
-					     SRNIC_PORT_NUM, ctx->ndev);
-		if (!IS_ERR(attr)) {
-			rdma_put_gid_attr(attr);
-			return 0;
-		}
-		usleep_range(10000, 20000);
-	}
-	return -ETIMEDOUT;
 }
 
 /*
@@ -406,9 +277,9 @@ static int srnic_dc_make_dct(struct srnic_dc_ctx *ctx, u32 max_attach,
 	struct srnic_qp *qp;
 	int err;
 
-	WRITE_ONCE(ctx->sdev->dc_max_attach, max_attach);
-	WRITE_ONCE(ctx->sdev->dc_idle_ms, idle_ms);
-	ctx->dct = ib_create_qp(ctx->pd, &init);
+	WRITE_ONCE(ctx->kd.sdev->dc_max_attach, max_attach);
+	WRITE_ONCE(ctx->kd.sdev->dc_idle_ms, idle_ms);
+	ctx->dct = ib_create_qp(ctx->kd.pd, &init);
 	if (IS_ERR(ctx->dct)) {
 		err = PTR_ERR(ctx->dct);
 		ctx->dct = NULL;
@@ -441,22 +312,11 @@ static int srnic_dc_make_verbs(struct srnic_dc_ctx *ctx)
 	struct ib_srq_init_attr sattr = {
 		.attr = { .max_wr = 8, .max_sge = 1 },
 	};
-	struct ib_mr *mr;
 
-	ctx->pd = ib_alloc_pd(ctx->ibdev, 0);
-	if (IS_ERR(ctx->pd))
-		return PTR_ERR(xchg(&ctx->pd, NULL));
-	mr = ctx->ibdev->ops.get_dma_mr(ctx->pd, IB_ACCESS_LOCAL_WRITE |
-					IB_ACCESS_REMOTE_WRITE |
-					IB_ACCESS_REMOTE_READ |
-					IB_ACCESS_REMOTE_ATOMIC);
-	if (IS_ERR(mr))
-		return PTR_ERR(mr);
-	ctx->mr = mr;
-	ctx->cq = ib_alloc_cq(ctx->ibdev, NULL, 16, 0, IB_POLL_DIRECT);
+	ctx->cq = ib_alloc_cq(ctx->kd.ibdev, NULL, 16, 0, IB_POLL_DIRECT);
 	if (IS_ERR(ctx->cq))
 		return PTR_ERR(xchg(&ctx->cq, NULL));
-	ctx->srq = ib_create_srq(ctx->pd, &sattr);
+	ctx->srq = ib_create_srq(ctx->kd.pd, &sattr);
 	if (IS_ERR(ctx->srq))
 		return PTR_ERR(xchg(&ctx->srq, NULL));
 	return 0;
@@ -465,42 +325,26 @@ static int srnic_dc_make_verbs(struct srnic_dc_ctx *ctx)
 static int srnic_dc_init(struct kunit *test)
 {
 	struct srnic_dc_ctx *ctx;
-	int err, i;
+	struct srnic_kw_wire *w;
+	int i;
 
 	ctx = kunit_kzalloc(test, sizeof(*ctx), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, ctx);
 	test->priv = ctx;
-	skb_queue_head_init(&ctx->held);
 	ctx->buf = kunit_kzalloc(test, SRNIC_DC_BUF, GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, ctx->buf);
-	ctx->ndev = alloc_netdev(sizeof(struct srnic_dc_priv), "srnicdc%d",
-				 NET_NAME_ENUM, srnic_dc_netdev_setup);
-	KUNIT_ASSERT_NOT_NULL(test, ctx->ndev);
-	((struct srnic_dc_priv *)netdev_priv(ctx->ndev))->ctx = ctx;
-	err = register_netdev(ctx->ndev);
-	if (err) {
-		free_netdev(ctx->ndev);
-		ctx->ndev = NULL;
-		KUNIT_ASSERT_EQ(test, err, 0);
-	}
-	rtnl_lock();
-	err = dev_open(ctx->ndev, NULL);
-	rtnl_unlock();
-	KUNIT_ASSERT_EQ(test, err, 0);
-	KUNIT_ASSERT_EQ(test, srnic_dc_set_addr(ctx->ndev), 0);
-	KUNIT_ASSERT_EQ(test, srnic_dev_add(SRNIC_DC_DEV_NAME, ctx->ndev,
-					    SRNIC_MODE_NATIVE), 0);
-	ctx->sdev = srnic_dev_get_by_netdev(ctx->ndev);
-	KUNIT_ASSERT_NOT_NULL(test, ctx->sdev);
-	ib_device_put(&ctx->sdev->ib_dev);	/* ib_core's until exit */
-	ctx->ibdev = &ctx->sdev->ib_dev;
-	KUNIT_ASSERT_EQ(test, srnic_dc_wait_gid(ctx), 0);
+	srnic_kw_dev_add(test, &ctx->kd, "srnicdc%d", SRNIC_DC_DEV_NAME,
+			 SRNIC_DC_IP_LOCAL, SRNIC_MODE_NATIVE);
+	/* the initiators' side: keep every answer, sent, for the case */
+	w = ctx->kd.wire;
+	w->orphan = true;
+	w->linear = true;
+	WRITE_ONCE(w->hold, true);
 	KUNIT_ASSERT_EQ(test, srnic_dc_make_verbs(ctx), 0);
 	/* every 8-byte slot starts at 100 + its index */
 	for (i = 0; i < SRNIC_DC_BUF / 8; i++)
 		((u64 *)ctx->buf)[i] = 100 + i;
-	for (i = 0; i < SRNIC_CNT_MAX; i++)
-		ctx->cnt0[i] = atomic64_read(&ctx->sdev->counters.v[i]);
+	srnic_kw_cnt_zero(&ctx->kd);
 	return 0;
 }
 
@@ -508,26 +352,18 @@ static void srnic_dc_exit(struct kunit *test)
 {
 	struct srnic_dc_ctx *ctx = test->priv;
 
-	if (!ctx || !ctx->ndev)
+	if (!ctx || !ctx->kd.ndev)
 		return;
-	WRITE_ONCE(ctx->dead, true);
+	srnic_kw_stop(ctx->kd.wire);
 	if (ctx->dci)
 		ib_destroy_qp(ctx->dci);
 	if (ctx->dct)
 		ib_destroy_qp(ctx->dct);
-	skb_queue_purge(&ctx->held);
 	if (ctx->srq)
 		ib_destroy_srq(ctx->srq);
 	if (ctx->cq)
 		ib_free_cq(ctx->cq);
-	if (ctx->mr)
-		ctx->ibdev->ops.dereg_mr(ctx->mr, NULL);
-	if (ctx->pd)
-		ib_dealloc_pd(ctx->pd);
-	if (ctx->ibdev)
-		ib_unregister_device(ctx->ibdev);
-	unregister_netdev(ctx->ndev);
-	free_netdev(ctx->ndev);
+	srnic_kw_dev_del(&ctx->kd);
 }
 
 /* A request of DCI @dci, generation @gen, to the case's DCT. */
@@ -752,11 +588,7 @@ static void srnic_dc_lru(struct kunit *test)
 static u64 srnic_dc_wait_cnt(struct srnic_dc_ctx *ctx, enum srnic_counter c,
 			     u64 n)
 {
-	int ms;
-
-	for (ms = 0; ms < SRNIC_DC_WAIT_MS && srnic_dc_cnt(ctx, c) < n; ms += 5)
-		usleep_range(5000, 6000);
-	return srnic_dc_cnt(ctx, c);
+	return srnic_kw_wait_cnt(&ctx->kd, c, n);
 }
 
 /*
@@ -848,7 +680,7 @@ static void srnic_dc_detach(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, srnic_dc_count(ctx), 1U);
 
 	/* freed once quiescent, by the scan, as a detach */
-	for (ms = 0; ms < SRNIC_DC_WAIT_MS && srnic_dc_count(ctx); ms += 5)
+	for (ms = 0; ms < SRNIC_KW_WAIT_MS && srnic_dc_count(ctx); ms += 5)
 		usleep_range(5000, 6000);
 	KUNIT_EXPECT_EQ(test, srnic_dc_count(ctx), 0U);
 	KUNIT_EXPECT_EQ(test, srnic_dc_cnt(ctx, SRNIC_CNT_DC_IDLE_EVICTIONS),
@@ -924,7 +756,7 @@ static int srnic_dc_make_dci(struct srnic_dc_ctx *ctx, u32 gen)
 	struct srnic_qp *qp;
 	int err;
 
-	ctx->dci = ib_create_qp(ctx->pd, &init);
+	ctx->dci = ib_create_qp(ctx->kd.pd, &init);
 	if (IS_ERR(ctx->dci)) {
 		err = PTR_ERR(ctx->dci);
 		ctx->dci = NULL;
@@ -964,7 +796,7 @@ static void srnic_dc_wqe(struct srnic_dc_ctx *ctx, struct srnic_send_wqe *wqe,
 	wqe->remote_qpn = dctn;
 	wqe->dc_key = SRNIC_DC_KEY;
 	wqe->av.family = AF_INET;
-	wqe->av.ifindex = ctx->ndev->ifindex;
+	wqe->av.ifindex = ctx->kd.ndev->ifindex;
 	wqe->av.hop_limit = 64;
 	ipv6_addr_set_v4mapped(htonl(SRNIC_DC_IP_LOCAL), &wqe->av.saddr);
 	ipv6_addr_set_v4mapped(htonl(SRNIC_DC_IP_INI), &wqe->av.daddr);

@@ -4,7 +4,8 @@
  * lockdep.
  *
  * Each case builds a real srnic device (srnic_dev_add(), the function
- * "rdma link add" calls) on a test Ethernet netdev, and two RC QPs of it
+ * "rdma link add" calls) on a test Ethernet netdev (both from
+ * srnic_kunit_wire.c, shared with srnic_dc_test.c), and two RC QPs of it
  * connected to each other through ib_core's verbs (ib_create_qp(),
  * ib_modify_qp() with a RoCEv2 GID from ib_core's GID table). What the
  * requester and the responder send goes through srnic_xmit(): the IP
@@ -41,22 +42,16 @@
  */
 #include <kunit/test.h>
 #include <linux/delay.h>
-#include <linux/etherdevice.h>
-#include <linux/ethtool.h>
-#include <linux/inetdevice.h>
 #include <linux/ip.h>
-#include <linux/netdevice.h>
-#include <linux/rtnetlink.h>
 #include <linux/skbuff.h>
 #include <linux/udp.h>
 #include <linux/workqueue.h>
 #include <net/ip.h>
-#include <rdma/ib_cache.h>
 #include <rdma/ib_pack.h>
 #include <rdma/ib_verbs.h>
 
-/* Relative to this file: see srnic_port_test.c. */
-#include "../../kernel/srnic.h"
+/* The device, the wire and the packet helpers: shared with srnic_dc. */
+#include "srnic_kunit_wire.h"
 
 #define SRNIC_DP_DEV_NAME	"srnic_dp0"
 /* The netdev's address, and the two (off-host) addresses the QPs send to. */
@@ -65,7 +60,6 @@
 #define SRNIC_DP_IP_PEER_B	0x0a4d0003	/* where QP B sends */
 /* Not a multiple of the MTU, and leaves KASAN a redzone in kmalloc-8k. */
 #define SRNIC_DP_BUF		12288
-#define SRNIC_DP_WAIT_MS	3000
 /* A -> B starts 2 PSNs before the wrap, B -> A elsewhere. */
 #define SRNIC_DP_PSN_A		0xfffffe
 #define SRNIC_DP_PSN_B		0x000500
@@ -82,287 +76,22 @@ enum { SRNIC_DP_A, SRNIC_DP_B };
 				    "%u bytes differ", __n);		\
 	} while (0)
 
-/**
- * struct srnic_dp_wire - the test netdev's private data: the wire
- * @ndev: the netdev
- * @rx: packets to hand to srnic_udp_encap_recv(), by @tasklet
- * @held: packets captured while @hold, for the case to take
- * @tasklet: delivers @rx in softirq, as a NIC's receive would
- * @hold: capture what srnic sends instead of delivering it
- * @slow_ms: busy-wait this long in each transmit of QP A's packets: a
- *	sender on a slow CPU
- * @dead: drop what srnic sends (teardown)
- * @queued: packets put on @rx
- * @delivered: packets of @rx srnic_udp_encap_recv() has returned from
- *
- * Each queue has its own lock; the flags are read locklessly.
+/*
+ * The device and its wire (@kd.wire, srnic_kunit_wire.h): QP A's packets
+ * are the ones the wire can slow down (@slow_ms).
  */
-struct srnic_dp_wire {
-	struct net_device	*ndev;
-	struct sk_buff_head	rx;
-	struct sk_buff_head	held;
-	struct tasklet_struct	tasklet;
-	bool			hold;
-	bool			dead;
-	u32			slow_ms;
-	atomic_t		queued;
-	atomic_t		delivered;
-};
-
 struct srnic_dp_ctx {
-	struct net_device	*ndev;
-	struct srnic_dp_wire	*wire;
-	struct ib_device	*ibdev;
-	struct srnic_dev	*sdev;
-	u8			sgid_index;
-	struct ib_pd		*pd;
-	struct ib_mr		*mr;		/* DMA MR, every access right */
+	struct srnic_kw_dev	kd;
 	struct ib_cq		*cq[2];
 	struct ib_qp		*qp[2];
 	u8			*buf[2];
-	u64			cnt0[SRNIC_CNT_MAX];
 };
-
-/* ------------------------------------------------------------- the wire */
-
-/* Hand one packet (skb->data at its IP header) to srnic, in softirq. */
-static void srnic_dp_deliver(struct srnic_dp_wire *w, struct sk_buff *skb)
-{
-	unsigned int hlen;
-
-	/* A NIC lets go of what it sent: srnic's TX accounting ends here. */
-	skb_orphan(skb);
-	skb->dev = w->ndev;
-	skb->protocol = htons(ETH_P_IP);
-	skb_reset_network_header(skb);
-	hlen = ip_hdrlen(skb);
-	__skb_pull(skb, hlen);
-	skb_reset_transport_header(skb);
-	srnic_udp_encap_recv(NULL, skb);
-}
-
-static void srnic_dp_tasklet(struct tasklet_struct *t)
-{
-	struct srnic_dp_wire *w = from_tasklet(w, t, tasklet);
-	struct sk_buff *skb;
-
-	while ((skb = skb_dequeue(&w->rx))) {
-		srnic_dp_deliver(w, skb);
-		atomic_inc(&w->delivered);
-	}
-}
-
-/* Put @skb (data at the IP header) on the wire towards srnic. */
-static void srnic_dp_inject(struct srnic_dp_wire *w, struct sk_buff *skb)
-{
-	atomic_inc(&w->queued);
-	skb_queue_tail(&w->rx, skb);
-	tasklet_schedule(&w->tasklet);
-}
-
-/* Only srnic's packets go on the wire: IPv4, UDP, to port 4791. */
-static bool srnic_dp_is_roce(struct sk_buff *skb)
-{
-	const struct iphdr *iph;
-	const struct udphdr *uh;
-
-	if (skb->protocol != htons(ETH_P_IP) ||
-	    !pskb_may_pull(skb, ETH_HLEN + sizeof(*iph)))
-		return false;
-	iph = (const struct iphdr *)(skb->data + ETH_HLEN);
-	if (iph->protocol != IPPROTO_UDP ||
-	    !pskb_may_pull(skb, ETH_HLEN + iph->ihl * 4 + sizeof(*uh)))
-		return false;
-	iph = (const struct iphdr *)(skb->data + ETH_HLEN);
-	uh = (const struct udphdr *)((const u8 *)iph + iph->ihl * 4);
-	return uh->dest == htons(SRNIC_ROCE_V2_PORT);
-}
-
-static netdev_tx_t srnic_dp_xmit(struct sk_buff *skb, struct net_device *ndev)
-{
-	struct srnic_dp_wire *w = netdev_priv(ndev);
-
-	skb_dst_drop(skb);
-	if (READ_ONCE(w->dead) || !srnic_dp_is_roce(skb)) {
-		/* the IPv6 stack's own (ND, MLD), or teardown */
-		kfree_skb(skb);
-		return NETDEV_TX_OK;
-	}
-	__skb_pull(skb, ETH_HLEN);
-	skb_reset_network_header(skb);
-	if (READ_ONCE(w->slow_ms) &&
-	    ip_hdr(skb)->daddr == htonl(SRNIC_DP_IP_PEER_A)) {
-		/* sent: not in the local stack any more, only slow */
-		skb_orphan(skb);
-		mdelay(READ_ONCE(w->slow_ms));
-	}
-	if (READ_ONCE(w->hold))
-		skb_queue_tail(&w->held, skb);
-	else
-		srnic_dp_inject(w, skb);
-	return NETDEV_TX_OK;
-}
-
-static const struct net_device_ops srnic_dp_netdev_ops = {
-	.ndo_start_xmit = srnic_dp_xmit,
-};
-
-/* ib_core asks for the link speed (and logs a default without one). */
-static int srnic_dp_get_link_ksettings(struct net_device *ndev,
-				       struct ethtool_link_ksettings *cmd)
-{
-	cmd->base.speed = SPEED_10000;
-	cmd->base.duplex = DUPLEX_FULL;
-	return 0;
-}
-
-static const struct ethtool_ops srnic_dp_ethtool_ops = {
-	.get_link_ksettings = srnic_dp_get_link_ksettings,
-};
-
-/* Wait until everything put on the wire has been handled by srnic. */
-static bool srnic_dp_settle(struct srnic_dp_wire *w)
-{
-	int ms;
-
-	for (ms = 0; ms < SRNIC_DP_WAIT_MS; ms++) {
-		if (atomic_read(&w->delivered) == atomic_read(&w->queued))
-			return true;
-		usleep_range(1000, 2000);
-	}
-	return false;
-}
-
-/* Wait until at least @n packets are held; return how many are. */
-static u32 srnic_dp_wait_held(struct srnic_dp_wire *w, u32 n)
-{
-	int ms;
-
-	for (ms = 0; ms < SRNIC_DP_WAIT_MS && skb_queue_len(&w->held) < n; ms++)
-		usleep_range(1000, 2000);
-	return skb_queue_len(&w->held);
-}
-
-/* Deliver every held packet and stop holding. */
-static void srnic_dp_release(struct srnic_dp_wire *w)
-{
-	struct sk_buff *skb;
-
-	WRITE_ONCE(w->hold, false);
-	while ((skb = skb_dequeue(&w->held)))
-		srnic_dp_inject(w, skb);
-}
-
-/* What is held has left the sending host: end srnic's TX accounting. */
-static void srnic_dp_orphan_held(struct srnic_dp_wire *w)
-{
-	struct sk_buff *skb;
-	unsigned long flags;
-
-	spin_lock_irqsave(&w->held.lock, flags);
-	skb_queue_walk(&w->held, skb)
-		skb_orphan(skb);
-	spin_unlock_irqrestore(&w->held.lock, flags);
-}
-
-static void srnic_dp_purge(struct srnic_dp_wire *w)
-{
-	skb_queue_purge(&w->held);
-	skb_queue_purge(&w->rx);
-}
-
-/* ------------------------------------------------------ packet helpers */
-
-static struct srnic_bth *srnic_dp_bth(struct sk_buff *skb)
-{
-	return (void *)skb_network_header(skb) + ip_hdrlen(skb) +
-	       sizeof(struct udphdr);
-}
-
-static struct srnic_aeth *srnic_dp_aeth(struct sk_buff *skb)
-{
-	return (void *)srnic_dp_bth(skb) + SRNIC_BTH_LEN;
-}
-
-static u8 srnic_dp_opcode(struct sk_buff *skb)
-{
-	return srnic_bth_opcode(srnic_dp_bth(skb));
-}
-
-static u32 srnic_dp_psn(struct sk_buff *skb)
-{
-	return srnic_bth_psn(srnic_dp_bth(skb));
-}
-
-/* A linear copy to tamper with; the ICRC is recomputed by srnic_dp_icrc(). */
-static struct sk_buff *srnic_dp_copy(struct kunit *test, struct sk_buff *skb)
-{
-	struct sk_buff *c = skb_copy(skb, GFP_KERNEL);
-
-	KUNIT_ASSERT_NOT_NULL(test, c);
-	return c;
-}
-
-/* Recompute the ICRC of a linear packet whose data is at its IP header. */
-static void srnic_dp_icrc(struct sk_buff *skb)
-{
-	unsigned int len = skb->len - SRNIC_ICRC_LEN;
-
-	put_unaligned_le32(srnic_icrc_buf(skb->data, len), skb->data + len);
-}
 
 /* ------------------------------------------------------------- fixture */
 
 static u64 srnic_dp_cnt(struct srnic_dp_ctx *ctx, enum srnic_counter c)
 {
-	return atomic64_read(&ctx->sdev->counters.v[c]) - ctx->cnt0[c];
-}
-
-/* Count from here: srnic_dp_cnt() returns what moved since. */
-static void srnic_dp_cnt_zero(struct srnic_dp_ctx *ctx)
-{
-	int i;
-
-	for (i = 0; i < SRNIC_CNT_MAX; i++)
-		ctx->cnt0[i] = atomic64_read(&ctx->sdev->counters.v[i]);
-}
-
-static int srnic_dp_set_addr(struct net_device *ndev)
-{
-	struct ifreq ifr = {};
-	struct sockaddr_in *sin = (struct sockaddr_in *)&ifr.ifr_addr;
-
-	strscpy(ifr.ifr_name, ndev->name, sizeof(ifr.ifr_name));
-	sin->sin_family = AF_INET;
-	sin->sin_addr.s_addr = htonl(SRNIC_DP_IP_LOCAL);
-	return devinet_ioctl(dev_net(ndev), SIOCSIFADDR, &ifr);
-}
-
-static void srnic_dp_v4_gid(union ib_gid *gid, u32 ip)
-{
-	ipv6_addr_set_v4mapped(htonl(ip), (struct in6_addr *)gid->raw);
-}
-
-/* ib_core fills the GID table from the netdev's addresses, in a worker. */
-static int srnic_dp_find_gid(struct srnic_dp_ctx *ctx)
-{
-	const struct ib_gid_attr *attr;
-	union ib_gid gid;
-	int ms;
-
-	srnic_dp_v4_gid(&gid, SRNIC_DP_IP_LOCAL);
-	for (ms = 0; ms < 5000; ms += 10) {
-		attr = rdma_find_gid_by_port(ctx->ibdev, &gid,
-					     IB_GID_TYPE_ROCE_UDP_ENCAP,
-					     SRNIC_PORT_NUM, ctx->ndev);
-		if (!IS_ERR(attr)) {
-			ctx->sgid_index = attr->index;
-			rdma_put_gid_attr(attr);
-			return 0;
-		}
-		usleep_range(10000, 20000);
-	}
-	return -ETIMEDOUT;
+	return srnic_kw_cnt(&ctx->kd, c);
 }
 
 static int srnic_dp_modify(struct srnic_dp_ctx *ctx, struct ib_qp *qp,
@@ -386,8 +115,8 @@ static int srnic_dp_modify(struct srnic_dp_ctx *ctx, struct ib_qp *qp,
 	attr.qp_state = IB_QPS_RTR;
 	attr.ah_attr.type = RDMA_AH_ATTR_TYPE_ROCE;
 	rdma_ah_set_port_num(&attr.ah_attr, SRNIC_PORT_NUM);
-	srnic_dp_v4_gid(&dgid, dip);
-	rdma_ah_set_grh(&attr.ah_attr, &dgid, 0, ctx->sgid_index, 64, 0);
+	srnic_kw_v4_gid(&dgid, dip);
+	rdma_ah_set_grh(&attr.ah_attr, &dgid, 0, ctx->kd.sgid_index, 64, 0);
 	attr.path_mtu = IB_MTU_1024;
 	attr.dest_qp_num = dest_qpn;
 	attr.rq_psn = rq_psn;
@@ -418,7 +147,7 @@ static int srnic_dp_make_qps(struct kunit *test, struct srnic_dp_ctx *ctx)
 	int i, err;
 
 	for (i = 0; i < 2; i++) {
-		ctx->cq[i] = ib_alloc_cq(ctx->ibdev, NULL, 64, 0,
+		ctx->cq[i] = ib_alloc_cq(ctx->kd.ibdev, NULL, 64, 0,
 					 IB_POLL_DIRECT);
 		if (IS_ERR(ctx->cq[i])) {
 			err = PTR_ERR(ctx->cq[i]);
@@ -435,7 +164,7 @@ static int srnic_dp_make_qps(struct kunit *test, struct srnic_dp_ctx *ctx)
 	for (i = 0; i < 2; i++) {
 		init.send_cq = ctx->cq[i];
 		init.recv_cq = ctx->cq[i];
-		ctx->qp[i] = ib_create_qp(ctx->pd, &init);
+		ctx->qp[i] = ib_create_qp(ctx->kd.pd, &init);
 		if (IS_ERR(ctx->qp[i])) {
 			err = PTR_ERR(ctx->qp[i]);
 			ctx->qp[i] = NULL;
@@ -452,24 +181,10 @@ static int srnic_dp_make_qps(struct kunit *test, struct srnic_dp_ctx *ctx)
 			       SRNIC_DP_PSN_B, SRNIC_DP_PSN_A);
 }
 
-static void srnic_dp_netdev_setup(struct net_device *ndev)
-{
-	ether_setup(ndev);
-	ndev->netdev_ops = &srnic_dp_netdev_ops;
-	ndev->ethtool_ops = &srnic_dp_ethtool_ops;
-	/* No neighbour resolution, no qdisc: straight to the wire. */
-	ndev->flags |= IFF_NOARP;
-	ndev->priv_flags |= IFF_NO_QUEUE;
-	ndev->features |= NETIF_F_LLTX;
-	eth_hw_addr_random(ndev);
-}
-
 static int srnic_dp_init(struct kunit *test)
 {
 	struct srnic_dp_ctx *ctx;
-	struct srnic_dp_wire *w;
-	struct ib_mr *mr;
-	int err, i;
+	int i;
 
 	ctx = kunit_kzalloc(test, sizeof(*ctx), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, ctx);
@@ -478,52 +193,11 @@ static int srnic_dp_init(struct kunit *test)
 		ctx->buf[i] = kunit_kzalloc(test, SRNIC_DP_BUF, GFP_KERNEL);
 		KUNIT_ASSERT_NOT_NULL(test, ctx->buf[i]);
 	}
-
-	ctx->ndev = alloc_netdev(sizeof(*w), "srnicdp%d", NET_NAME_ENUM,
-				 srnic_dp_netdev_setup);
-	KUNIT_ASSERT_NOT_NULL(test, ctx->ndev);
-	w = netdev_priv(ctx->ndev);
-	ctx->wire = w;
-	w->ndev = ctx->ndev;
-	skb_queue_head_init(&w->rx);
-	skb_queue_head_init(&w->held);
-	tasklet_setup(&w->tasklet, srnic_dp_tasklet);
-	err = register_netdev(ctx->ndev);
-	if (err) {
-		free_netdev(ctx->ndev);
-		ctx->ndev = NULL;
-		KUNIT_ASSERT_EQ(test, err, 0);
-	}
-	rtnl_lock();
-	err = dev_open(ctx->ndev, NULL);
-	rtnl_unlock();
-	KUNIT_ASSERT_EQ(test, err, 0);
-	KUNIT_ASSERT_EQ(test, srnic_dp_set_addr(ctx->ndev), 0);
-
-	KUNIT_ASSERT_EQ(test, srnic_dev_add(SRNIC_DP_DEV_NAME, ctx->ndev,
-					    SRNIC_MODE_RXE), 0);
-	ctx->sdev = srnic_dev_get_by_netdev(ctx->ndev);
-	KUNIT_ASSERT_NOT_NULL(test, ctx->sdev);
-	/* Owned by ib_core until srnic_dp_exit() unregisters it. */
-	ib_device_put(&ctx->sdev->ib_dev);
-	ctx->ibdev = &ctx->sdev->ib_dev;
-	KUNIT_ASSERT_EQ(test, srnic_dp_find_gid(ctx), 0);
-
-	ctx->pd = ib_alloc_pd(ctx->ibdev, 0);
-	if (IS_ERR(ctx->pd)) {
-		err = PTR_ERR(ctx->pd);
-		ctx->pd = NULL;
-		KUNIT_ASSERT_EQ(test, err, 0);
-	}
-	/* ib_core's global rkey has no atomic right: a DMA MR of our own. */
-	mr = ctx->ibdev->ops.get_dma_mr(ctx->pd, IB_ACCESS_LOCAL_WRITE |
-					IB_ACCESS_REMOTE_WRITE |
-					IB_ACCESS_REMOTE_READ |
-					IB_ACCESS_REMOTE_ATOMIC);
-	KUNIT_ASSERT_FALSE(test, IS_ERR(mr));
-	ctx->mr = mr;
+	srnic_kw_dev_add(test, &ctx->kd, "srnicdp%d", SRNIC_DP_DEV_NAME,
+			 SRNIC_DP_IP_LOCAL, SRNIC_MODE_RXE);
+	ctx->kd.wire->slow_daddr = htonl(SRNIC_DP_IP_PEER_A);
 	KUNIT_ASSERT_EQ(test, srnic_dp_make_qps(test, ctx), 0);
-	srnic_dp_cnt_zero(ctx);
+	srnic_kw_cnt_zero(&ctx->kd);
 	return 0;
 }
 
@@ -532,27 +206,16 @@ static void srnic_dp_exit(struct kunit *test)
 	struct srnic_dp_ctx *ctx = test->priv;
 	int i;
 
-	if (!ctx || !ctx->ndev)
+	if (!ctx || !ctx->kd.ndev)
 		return;
-	/* Nothing reaches srnic any more; held packets let go of their QP. */
-	WRITE_ONCE(ctx->wire->dead, true);
-	srnic_dp_purge(ctx->wire);
+	srnic_kw_stop(ctx->kd.wire);
 	for (i = 0; i < 2; i++)
 		if (ctx->qp[i])
 			ib_destroy_qp(ctx->qp[i]);
-	tasklet_kill(&ctx->wire->tasklet);
-	srnic_dp_purge(ctx->wire);
 	for (i = 0; i < 2; i++)
 		if (ctx->cq[i])
 			ib_free_cq(ctx->cq[i]);
-	if (ctx->mr)
-		ctx->ibdev->ops.dereg_mr(ctx->mr, NULL);
-	if (ctx->pd)
-		ib_dealloc_pd(ctx->pd);
-	if (ctx->ibdev)
-		ib_unregister_device(ctx->ibdev);
-	unregister_netdev(ctx->ndev);
-	free_netdev(ctx->ndev);
+	srnic_kw_dev_del(&ctx->kd);
 }
 
 /* ------------------------------------------------------------ verbs */
@@ -572,7 +235,7 @@ static int srnic_dp_try_post_recv(struct srnic_dp_ctx *ctx, int i, u64 wr_id,
 	struct ib_sge sge = {
 		.addr = srnic_dp_va(ctx, i, off),
 		.length = len,
-		.lkey = ctx->mr->lkey,
+		.lkey = ctx->kd.mr->lkey,
 	};
 	struct ib_recv_wr wr = {
 		.wr_id = wr_id,
@@ -601,7 +264,7 @@ static void srnic_dp_post(struct kunit *test, struct srnic_dp_ctx *ctx,
 	struct ib_sge sge = {
 		.addr = srnic_dp_va(ctx, i, off),
 		.length = len,
-		.lkey = ctx->mr->lkey,
+		.lkey = ctx->kd.mr->lkey,
 	};
 	struct ib_atomic_wr awr = {};
 	struct ib_rdma_wr rwr = {};
@@ -611,12 +274,12 @@ static void srnic_dp_post(struct kunit *test, struct srnic_dp_ctx *ctx,
 	if (op == IB_WR_ATOMIC_CMP_AND_SWP || op == IB_WR_ATOMIC_FETCH_AND_ADD) {
 		wr = &awr.wr;
 		awr.remote_addr = srnic_dp_va(ctx, !i, roff);
-		awr.rkey = ctx->mr->rkey;
+		awr.rkey = ctx->kd.mr->rkey;
 		awr.compare_add = add_cmp;
 		awr.swap = swap;
 	} else {
 		rwr.remote_addr = srnic_dp_va(ctx, !i, roff);
-		rwr.rkey = ctx->mr->rkey;
+		rwr.rkey = ctx->kd.mr->rkey;
 	}
 	wr->wr_id = wr_id;
 	wr->opcode = op;
@@ -631,7 +294,7 @@ static int srnic_dp_poll(struct srnic_dp_ctx *ctx, int i, struct ib_wc *wc,
 {
 	int got = 0, ms, r;
 
-	for (ms = 0; ms < SRNIC_DP_WAIT_MS; ms++) {
+	for (ms = 0; ms < SRNIC_KW_WAIT_MS; ms++) {
 		r = ib_poll_cq(ctx->cq[i], n - got, wc + got);
 		if (r > 0)
 			got += r;
@@ -697,7 +360,7 @@ static void srnic_dp_send_recv(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, ctx->buf[SRNIC_DP_B][99], 0);
 	KUNIT_EXPECT_EQ(test, ctx->buf[SRNIC_DP_B][2600], 0);
 
-	KUNIT_ASSERT_TRUE(test, srnic_dp_settle(ctx->wire));
+	KUNIT_ASSERT_TRUE(test, srnic_kw_settle(ctx->kd.wire));
 	KUNIT_EXPECT_EQ(test, srnic_dp_cnt(ctx, SRNIC_CNT_SENDS), 1);
 	KUNIT_EXPECT_EQ(test, srnic_dp_cnt(ctx, SRNIC_CNT_RECVS), 1);
 	KUNIT_EXPECT_GE(test, srnic_dp_cnt(ctx, SRNIC_CNT_ACK_SENT), 1);
@@ -744,7 +407,7 @@ static void srnic_dp_rts_kick(struct kunit *test)
 	srnic_dp_post_recv(test, ctx, SRNIC_DP_B, 3, 0, 1000);
 	srnic_dp_post(test, ctx, SRNIC_DP_A, IB_WR_SEND, 4, 0, 1000, 0, 0, 0);
 	flush_work(&qp->tx_work);
-	KUNIT_ASSERT_TRUE(test, srnic_dp_settle(ctx->wire));
+	KUNIT_ASSERT_TRUE(test, srnic_kw_settle(ctx->kd.wire));
 	KUNIT_EXPECT_EQ(test, srnic_dp_cnt(ctx, SRNIC_CNT_TX_PACKETS), 0);
 	KUNIT_EXPECT_TRUE(test, srnic_req_has_work(qp));
 
@@ -774,7 +437,7 @@ static void srnic_dp_write(struct kunit *test)
 			      ctx->buf[SRNIC_DP_A], 3000);
 	KUNIT_EXPECT_EQ(test, ctx->buf[SRNIC_DP_B][999], 0);
 	KUNIT_EXPECT_EQ(test, ctx->buf[SRNIC_DP_B][4000], 0);
-	KUNIT_ASSERT_TRUE(test, srnic_dp_settle(ctx->wire));
+	KUNIT_ASSERT_TRUE(test, srnic_kw_settle(ctx->kd.wire));
 	/* A WRITE consumes no receive and completes nothing at B. */
 	srnic_dp_expect_no_wc(test, ctx, SRNIC_DP_B);
 	KUNIT_EXPECT_EQ(test, srnic_dp_cnt(ctx, SRNIC_CNT_RECVS), 0);
@@ -796,7 +459,7 @@ static void srnic_dp_read(struct kunit *test)
 			      ctx->buf[SRNIC_DP_B] + 2000, 3000);
 	KUNIT_EXPECT_EQ(test, ctx->buf[SRNIC_DP_A][499], 0);
 	KUNIT_EXPECT_EQ(test, ctx->buf[SRNIC_DP_A][3500], 0);
-	KUNIT_ASSERT_TRUE(test, srnic_dp_settle(ctx->wire));
+	KUNIT_ASSERT_TRUE(test, srnic_kw_settle(ctx->kd.wire));
 	/* One request, three responses, no ACK. */
 	KUNIT_EXPECT_EQ(test, srnic_dp_cnt(ctx, SRNIC_CNT_RX_PACKETS), 4);
 	KUNIT_EXPECT_EQ(test, srnic_dp_cnt(ctx, SRNIC_CNT_READ_RESP_OOO), 0);
@@ -835,7 +498,7 @@ static void srnic_dp_atomic(struct kunit *test)
 	/* Neighbours of the target untouched. */
 	KUNIT_EXPECT_EQ(test, *(remote - 1), 0);
 	KUNIT_EXPECT_EQ(test, *(remote + 1), 0);
-	KUNIT_ASSERT_TRUE(test, srnic_dp_settle(ctx->wire));
+	KUNIT_ASSERT_TRUE(test, srnic_kw_settle(ctx->kd.wire));
 	srnic_dp_expect_no_wc(test, ctx, SRNIC_DP_B);
 }
 
@@ -848,7 +511,7 @@ static struct sk_buff *srnic_dp_send_until_ack(struct kunit *test,
 					       struct srnic_dp_ctx *ctx,
 					       u32 *psn)
 {
-	struct srnic_dp_wire *w = ctx->wire;
+	struct srnic_kw_wire *w = ctx->kd.wire;
 	struct sk_buff *req, *ack;
 	struct ib_wc wc;
 
@@ -856,26 +519,26 @@ static struct sk_buff *srnic_dp_send_until_ack(struct kunit *test,
 	srnic_dp_fill(ctx, SRNIC_DP_A, 0, 100, 9);
 	srnic_dp_post_recv(test, ctx, SRNIC_DP_B, 20, 0, 200);
 	srnic_dp_post(test, ctx, SRNIC_DP_A, IB_WR_SEND, 21, 0, 100, 0, 0, 0);
-	KUNIT_ASSERT_EQ(test, srnic_dp_wait_held(w, 1), 1);
+	KUNIT_ASSERT_EQ(test, srnic_kw_wait_held(w, 1), 1);
 	req = skb_dequeue(&w->held);
 	KUNIT_ASSERT_NOT_NULL(test, req);
-	KUNIT_EXPECT_EQ(test, srnic_dp_opcode(req), IB_OPCODE_RC_SEND_ONLY);
-	KUNIT_EXPECT_TRUE(test, srnic_bth_ackreq(srnic_dp_bth(req)));
-	*psn = srnic_dp_psn(req);
+	KUNIT_EXPECT_EQ(test, srnic_kw_opcode(req), IB_OPCODE_RC_SEND_ONLY);
+	KUNIT_EXPECT_TRUE(test, srnic_bth_ackreq(srnic_kw_bth(req)));
+	*psn = srnic_kw_psn(req);
 	KUNIT_EXPECT_EQ(test, *psn, SRNIC_DP_PSN_A);
-	srnic_dp_inject(w, req);
-	KUNIT_ASSERT_TRUE(test, srnic_dp_settle(w));
+	srnic_kw_inject(w, req);
+	KUNIT_ASSERT_TRUE(test, srnic_kw_settle(w));
 	KUNIT_ASSERT_EQ(test, srnic_dp_poll(ctx, SRNIC_DP_B, &wc, 1), 1);
 	srnic_dp_expect_wc(test, &wc, 20, IB_WC_RECV, 100);
 	SRNIC_DP_EXPECT_MEMEQ(test, ctx->buf[SRNIC_DP_B], ctx->buf[SRNIC_DP_A],
 			      100);
 
-	KUNIT_ASSERT_EQ(test, srnic_dp_wait_held(w, 1), 1);
+	KUNIT_ASSERT_EQ(test, srnic_kw_wait_held(w, 1), 1);
 	ack = skb_dequeue(&w->held);
 	KUNIT_ASSERT_NOT_NULL(test, ack);
-	KUNIT_EXPECT_EQ(test, srnic_dp_opcode(ack), IB_OPCODE_RC_ACKNOWLEDGE);
-	KUNIT_EXPECT_EQ(test, srnic_dp_psn(ack), *psn);
-	KUNIT_EXPECT_EQ(test, srnic_bth_qpn(srnic_dp_bth(ack)),
+	KUNIT_EXPECT_EQ(test, srnic_kw_opcode(ack), IB_OPCODE_RC_ACKNOWLEDGE);
+	KUNIT_EXPECT_EQ(test, srnic_kw_psn(ack), *psn);
+	KUNIT_EXPECT_EQ(test, srnic_bth_qpn(srnic_kw_bth(ack)),
 			ctx->qp[SRNIC_DP_A]->qp_num);
 	return ack;
 }
@@ -891,13 +554,13 @@ static void srnic_dp_ack_completes(struct kunit *test)
 	ack = srnic_dp_send_until_ack(test, ctx, &psn);
 	srnic_dp_expect_no_wc(test, ctx, SRNIC_DP_A);
 	KUNIT_EXPECT_EQ(test, srnic_dp_cnt(ctx, SRNIC_CNT_ACK_RCVD), 0);
-	srnic_dp_inject(ctx->wire, ack);
-	KUNIT_ASSERT_TRUE(test, srnic_dp_settle(ctx->wire));
+	srnic_kw_inject(ctx->kd.wire, ack);
+	KUNIT_ASSERT_TRUE(test, srnic_kw_settle(ctx->kd.wire));
 	KUNIT_ASSERT_EQ(test, srnic_dp_poll(ctx, SRNIC_DP_A, &wc, 1), 1);
 	srnic_dp_expect_wc(test, &wc, 21, IB_WC_SEND, 100);
 	KUNIT_EXPECT_EQ(test, srnic_dp_cnt(ctx, SRNIC_CNT_ACK_RCVD), 1);
 	KUNIT_EXPECT_EQ(test, srnic_dp_cnt(ctx, SRNIC_CNT_SENDS), 1);
-	KUNIT_EXPECT_EQ(test, skb_queue_len(&ctx->wire->held), 0);
+	KUNIT_EXPECT_EQ(test, skb_queue_len(&ctx->kd.wire->held), 0);
 }
 
 /*
@@ -907,7 +570,7 @@ static void srnic_dp_ack_completes(struct kunit *test)
 static void srnic_dp_ack_out_of_window(struct kunit *test)
 {
 	struct srnic_dp_ctx *ctx = test->priv;
-	struct srnic_dp_wire *w = ctx->wire;
+	struct srnic_kw_wire *w = ctx->kd.wire;
 	struct sk_buff *ack, *f;
 	struct ib_wc wc;
 	u32 psn;
@@ -915,18 +578,18 @@ static void srnic_dp_ack_out_of_window(struct kunit *test)
 	ack = srnic_dp_send_until_ack(test, ctx, &psn);
 
 	/* An ACK beyond anything sent. */
-	f = srnic_dp_copy(test, ack);
-	srnic_bth_set_psn(srnic_dp_bth(f), srnic_psn_add(psn, 1000));
-	srnic_dp_icrc(f);
-	srnic_dp_inject(w, f);
+	f = srnic_kw_copy(test, ack);
+	srnic_bth_set_psn(srnic_kw_bth(f), srnic_psn_add(psn, 1000));
+	srnic_kw_icrc(f);
+	srnic_kw_inject(w, f);
 	/* A fatal NAK (remote access error) for the next, unsent PSN. */
-	f = srnic_dp_copy(test, ack);
-	srnic_bth_set_psn(srnic_dp_bth(f), srnic_psn_add(psn, 1));
-	srnic_aeth_set(srnic_dp_aeth(f),
+	f = srnic_kw_copy(test, ack);
+	srnic_bth_set_psn(srnic_kw_bth(f), srnic_psn_add(psn, 1));
+	srnic_aeth_set(srnic_kw_aeth(f),
 		       srnic_aeth_syn_nak(SRNIC_NAK_REM_ACCESS_ERR), 0);
-	srnic_dp_icrc(f);
-	srnic_dp_inject(w, f);
-	KUNIT_ASSERT_TRUE(test, srnic_dp_settle(w));
+	srnic_kw_icrc(f);
+	srnic_kw_inject(w, f);
+	KUNIT_ASSERT_TRUE(test, srnic_kw_settle(w));
 	KUNIT_EXPECT_EQ(test, srnic_dp_cnt(ctx, SRNIC_CNT_ACK_OUT_OF_WINDOW), 2);
 	KUNIT_EXPECT_EQ(test, srnic_dp_cnt(ctx, SRNIC_CNT_ACK_RCVD), 0);
 	KUNIT_EXPECT_EQ(test, srnic_dp_cnt(ctx, SRNIC_CNT_ACCESS_NAK_RCVD), 0);
@@ -934,18 +597,18 @@ static void srnic_dp_ack_out_of_window(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, srnic_dp_qp_state(ctx, SRNIC_DP_A), IB_QPS_RTS);
 
 	/* The real ACK completes the SEND... */
-	f = srnic_dp_copy(test, ack);
-	srnic_dp_inject(w, ack);
-	KUNIT_ASSERT_TRUE(test, srnic_dp_settle(w));
+	f = srnic_kw_copy(test, ack);
+	srnic_kw_inject(w, ack);
+	KUNIT_ASSERT_TRUE(test, srnic_kw_settle(w));
 	KUNIT_ASSERT_EQ(test, srnic_dp_poll(ctx, SRNIC_DP_A, &wc, 1), 1);
 	srnic_dp_expect_wc(test, &wc, 21, IB_WC_SEND, 100);
 
 	/* ...and a fatal NAK for that PSN, acknowledged since, is stale. */
-	srnic_aeth_set(srnic_dp_aeth(f),
+	srnic_aeth_set(srnic_kw_aeth(f),
 		       srnic_aeth_syn_nak(SRNIC_NAK_REM_ACCESS_ERR), 0);
-	srnic_dp_icrc(f);
-	srnic_dp_inject(w, f);
-	KUNIT_ASSERT_TRUE(test, srnic_dp_settle(w));
+	srnic_kw_icrc(f);
+	srnic_kw_inject(w, f);
+	KUNIT_ASSERT_TRUE(test, srnic_kw_settle(w));
 	KUNIT_EXPECT_EQ(test, srnic_dp_cnt(ctx, SRNIC_CNT_ACK_OUT_OF_WINDOW), 3);
 	KUNIT_EXPECT_EQ(test, srnic_dp_cnt(ctx, SRNIC_CNT_ACCESS_NAK_RCVD), 0);
 	KUNIT_EXPECT_EQ(test, srnic_dp_qp_state(ctx, SRNIC_DP_A), IB_QPS_RTS);
@@ -959,7 +622,7 @@ static void srnic_dp_ack_out_of_window(struct kunit *test)
 static void srnic_dp_seq_nak(struct kunit *test)
 {
 	struct srnic_dp_ctx *ctx = test->priv;
-	struct srnic_dp_wire *w = ctx->wire;
+	struct srnic_kw_wire *w = ctx->kd.wire;
 	struct sk_buff *first, *second, *nak;
 	struct ib_wc wc[2];
 	u8 syn;
@@ -970,36 +633,36 @@ static void srnic_dp_seq_nak(struct kunit *test)
 	srnic_dp_post_recv(test, ctx, SRNIC_DP_B, 31, 1000, 200);
 	srnic_dp_post(test, ctx, SRNIC_DP_A, IB_WR_SEND, 32, 0, 200, 0, 0, 0);
 	srnic_dp_post(test, ctx, SRNIC_DP_A, IB_WR_SEND, 33, 200, 200, 0, 0, 0);
-	KUNIT_ASSERT_EQ(test, srnic_dp_wait_held(w, 2), 2);
+	KUNIT_ASSERT_EQ(test, srnic_kw_wait_held(w, 2), 2);
 	first = skb_dequeue(&w->held);
 	second = skb_dequeue(&w->held);
-	KUNIT_EXPECT_EQ(test, srnic_dp_psn(first), SRNIC_DP_PSN_A);
-	KUNIT_EXPECT_EQ(test, srnic_dp_psn(second),
+	KUNIT_EXPECT_EQ(test, srnic_kw_psn(first), SRNIC_DP_PSN_A);
+	KUNIT_EXPECT_EQ(test, srnic_kw_psn(second),
 			srnic_psn_add(SRNIC_DP_PSN_A, 1));
 	kfree_skb(first);			/* lost */
-	srnic_dp_inject(w, second);
-	KUNIT_ASSERT_TRUE(test, srnic_dp_settle(w));
+	srnic_kw_inject(w, second);
+	KUNIT_ASSERT_TRUE(test, srnic_kw_settle(w));
 	KUNIT_EXPECT_EQ(test, srnic_dp_cnt(ctx, SRNIC_CNT_OUT_OF_SEQ), 1);
 	KUNIT_EXPECT_EQ(test, srnic_dp_cnt(ctx, SRNIC_CNT_SEQ_NAK_SENT), 1);
 	KUNIT_EXPECT_EQ(test, srnic_dp_cnt(ctx, SRNIC_CNT_RECVS), 0);
 	srnic_dp_expect_no_wc(test, ctx, SRNIC_DP_B);
 
-	KUNIT_ASSERT_EQ(test, srnic_dp_wait_held(w, 1), 1);
+	KUNIT_ASSERT_EQ(test, srnic_kw_wait_held(w, 1), 1);
 	nak = skb_dequeue(&w->held);
-	KUNIT_EXPECT_EQ(test, srnic_dp_opcode(nak), IB_OPCODE_RC_ACKNOWLEDGE);
-	KUNIT_EXPECT_EQ(test, srnic_dp_psn(nak), SRNIC_DP_PSN_A);
-	syn = srnic_aeth_syndrome(srnic_dp_aeth(nak));
+	KUNIT_EXPECT_EQ(test, srnic_kw_opcode(nak), IB_OPCODE_RC_ACKNOWLEDGE);
+	KUNIT_EXPECT_EQ(test, srnic_kw_psn(nak), SRNIC_DP_PSN_A);
+	syn = srnic_aeth_syndrome(srnic_kw_aeth(nak));
 	KUNIT_EXPECT_EQ(test, syn, srnic_aeth_syn_nak(SRNIC_NAK_PSN_SEQ_ERR));
-	srnic_dp_inject(w, nak);
-	KUNIT_ASSERT_TRUE(test, srnic_dp_settle(w));
+	srnic_kw_inject(w, nak);
+	KUNIT_ASSERT_TRUE(test, srnic_kw_settle(w));
 	KUNIT_EXPECT_EQ(test, srnic_dp_cnt(ctx, SRNIC_CNT_SEQ_NAK_RCVD), 1);
 
 	/* Go-back-N: both again, from the lost one. */
-	KUNIT_ASSERT_EQ(test, srnic_dp_wait_held(w, 2), 2);
-	KUNIT_EXPECT_EQ(test, srnic_dp_psn(skb_peek(&w->held)),
+	KUNIT_ASSERT_EQ(test, srnic_kw_wait_held(w, 2), 2);
+	KUNIT_EXPECT_EQ(test, srnic_kw_psn(skb_peek(&w->held)),
 			SRNIC_DP_PSN_A);
 	KUNIT_EXPECT_GE(test, srnic_dp_cnt(ctx, SRNIC_CNT_RETRANSMITS), 1);
-	srnic_dp_release(w);
+	srnic_kw_release(w);
 
 	KUNIT_ASSERT_EQ(test, srnic_dp_poll(ctx, SRNIC_DP_B, wc, 2), 2);
 	srnic_dp_expect_wc(test, &wc[0], 30, IB_WC_RECV, 200);
@@ -1011,7 +674,7 @@ static void srnic_dp_seq_nak(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, srnic_dp_poll(ctx, SRNIC_DP_A, wc, 2), 2);
 	srnic_dp_expect_wc(test, &wc[0], 32, IB_WC_SEND, 200);
 	srnic_dp_expect_wc(test, &wc[1], 33, IB_WC_SEND, 200);
-	KUNIT_ASSERT_TRUE(test, srnic_dp_settle(w));
+	KUNIT_ASSERT_TRUE(test, srnic_kw_settle(w));
 	/* Still one NAK: the second, resent, was in order. */
 	KUNIT_EXPECT_EQ(test, srnic_dp_cnt(ctx, SRNIC_CNT_SEQ_NAK_SENT), 1);
 	KUNIT_EXPECT_EQ(test, srnic_dp_cnt(ctx, SRNIC_CNT_RECVS), 2);
@@ -1035,7 +698,7 @@ static void srnic_dp_expect_delivered(struct kunit *test,
 			      len);
 	KUNIT_ASSERT_EQ(test, srnic_dp_poll(ctx, SRNIC_DP_A, &wc, 1), 1);
 	srnic_dp_expect_wc(test, &wc, send_id, IB_WC_SEND, len);
-	KUNIT_ASSERT_TRUE(test, srnic_dp_settle(ctx->wire));
+	KUNIT_ASSERT_TRUE(test, srnic_kw_settle(ctx->kd.wire));
 }
 
 /*
@@ -1058,11 +721,11 @@ static void srnic_dp_set_timeout(struct ib_qp *ibqp, u8 timeout)
 static void srnic_dp_send_held(struct kunit *test, struct srnic_dp_ctx *ctx,
 			       u64 recv_id, u64 send_id)
 {
-	WRITE_ONCE(ctx->wire->hold, true);
+	WRITE_ONCE(ctx->kd.wire->hold, true);
 	srnic_dp_post_recv(test, ctx, SRNIC_DP_B, recv_id, 0, 100);
 	srnic_dp_post(test, ctx, SRNIC_DP_A, IB_WR_SEND, send_id, 0, 100, 0, 0,
 		      0);
-	KUNIT_ASSERT_EQ(test, srnic_dp_wait_held(ctx->wire, 1), 1);
+	KUNIT_ASSERT_EQ(test, srnic_kw_wait_held(ctx->kd.wire, 1), 1);
 }
 
 /*
@@ -1072,7 +735,7 @@ static void srnic_dp_send_held(struct kunit *test, struct srnic_dp_ctx *ctx,
 static void srnic_dp_duplicate_send(struct kunit *test)
 {
 	struct srnic_dp_ctx *ctx = test->priv;
-	struct srnic_dp_wire *w = ctx->wire;
+	struct srnic_kw_wire *w = ctx->kd.wire;
 	struct sk_buff *req;
 
 	WRITE_ONCE(w->hold, true);
@@ -1080,16 +743,16 @@ static void srnic_dp_duplicate_send(struct kunit *test)
 	srnic_dp_post_recv(test, ctx, SRNIC_DP_B, 40, 0, 300);
 	srnic_dp_post_recv(test, ctx, SRNIC_DP_B, 41, 1000, 300);
 	srnic_dp_post(test, ctx, SRNIC_DP_A, IB_WR_SEND, 42, 0, 300, 0, 0, 0);
-	KUNIT_ASSERT_EQ(test, srnic_dp_wait_held(w, 1), 1);
+	KUNIT_ASSERT_EQ(test, srnic_kw_wait_held(w, 1), 1);
 	req = skb_dequeue(&w->held);
-	srnic_dp_inject(w, srnic_dp_copy(test, req));
-	srnic_dp_inject(w, req);
-	KUNIT_ASSERT_TRUE(test, srnic_dp_settle(w));
+	srnic_kw_inject(w, srnic_kw_copy(test, req));
+	srnic_kw_inject(w, req);
+	KUNIT_ASSERT_TRUE(test, srnic_kw_settle(w));
 	KUNIT_EXPECT_EQ(test, srnic_dp_cnt(ctx, SRNIC_CNT_DUP_REQUEST), 1);
 	KUNIT_EXPECT_EQ(test, srnic_dp_cnt(ctx, SRNIC_CNT_RECVS), 1);
 	KUNIT_EXPECT_EQ(test, srnic_dp_cnt(ctx, SRNIC_CNT_ACK_SENT), 2);
-	KUNIT_ASSERT_EQ(test, srnic_dp_wait_held(w, 2), 2);
-	srnic_dp_release(w);
+	KUNIT_ASSERT_EQ(test, srnic_kw_wait_held(w, 2), 2);
+	srnic_kw_release(w);
 
 	srnic_dp_expect_delivered(test, ctx, 40, 42, 300);
 	KUNIT_EXPECT_EQ(test, srnic_dp_cnt(ctx, SRNIC_CNT_ACK_RCVD), 2);
@@ -1107,7 +770,7 @@ static void srnic_dp_duplicate_send(struct kunit *test)
 static void srnic_dp_duplicate_read(struct kunit *test)
 {
 	struct srnic_dp_ctx *ctx = test->priv;
-	struct srnic_dp_wire *w = ctx->wire;
+	struct srnic_kw_wire *w = ctx->kd.wire;
 	struct sk_buff *req;
 	struct ib_wc wc;
 
@@ -1115,24 +778,24 @@ static void srnic_dp_duplicate_read(struct kunit *test)
 	srnic_dp_fill(ctx, SRNIC_DP_B, 0, 2100, 17);
 	srnic_dp_post(test, ctx, SRNIC_DP_A, IB_WR_RDMA_READ, 50, 0, 2100, 0,
 		      0, 0);
-	KUNIT_ASSERT_EQ(test, srnic_dp_wait_held(w, 1), 1);
+	KUNIT_ASSERT_EQ(test, srnic_kw_wait_held(w, 1), 1);
 	req = skb_dequeue(&w->held);
-	KUNIT_EXPECT_EQ(test, srnic_dp_opcode(req),
+	KUNIT_EXPECT_EQ(test, srnic_kw_opcode(req),
 			IB_OPCODE_RC_RDMA_READ_REQUEST);
-	srnic_dp_inject(w, srnic_dp_copy(test, req));
-	KUNIT_ASSERT_TRUE(test, srnic_dp_settle(w));
-	KUNIT_ASSERT_EQ(test, srnic_dp_wait_held(w, 3), 3);
-	srnic_dp_inject(w, req);
-	KUNIT_ASSERT_TRUE(test, srnic_dp_settle(w));
+	srnic_kw_inject(w, srnic_kw_copy(test, req));
+	KUNIT_ASSERT_TRUE(test, srnic_kw_settle(w));
+	KUNIT_ASSERT_EQ(test, srnic_kw_wait_held(w, 3), 3);
+	srnic_kw_inject(w, req);
+	KUNIT_ASSERT_TRUE(test, srnic_kw_settle(w));
 	KUNIT_EXPECT_EQ(test, srnic_dp_cnt(ctx, SRNIC_CNT_DUP_REQUEST), 1);
-	KUNIT_ASSERT_EQ(test, srnic_dp_wait_held(w, 6), 6);
-	srnic_dp_release(w);
+	KUNIT_ASSERT_EQ(test, srnic_kw_wait_held(w, 6), 6);
+	srnic_kw_release(w);
 
 	KUNIT_ASSERT_EQ(test, srnic_dp_poll(ctx, SRNIC_DP_A, &wc, 1), 1);
 	srnic_dp_expect_wc(test, &wc, 50, IB_WC_RDMA_READ, 2100);
 	SRNIC_DP_EXPECT_MEMEQ(test, ctx->buf[SRNIC_DP_A], ctx->buf[SRNIC_DP_B],
 			      2100);
-	KUNIT_ASSERT_TRUE(test, srnic_dp_settle(w));
+	KUNIT_ASSERT_TRUE(test, srnic_kw_settle(w));
 	srnic_dp_expect_no_wc(test, ctx, SRNIC_DP_A);
 	KUNIT_EXPECT_EQ(test, srnic_dp_qp_state(ctx, SRNIC_DP_A), IB_QPS_RTS);
 }
@@ -1144,7 +807,7 @@ static void srnic_dp_duplicate_read(struct kunit *test)
 static void srnic_dp_bad_packets(struct kunit *test)
 {
 	struct srnic_dp_ctx *ctx = test->priv;
-	struct srnic_dp_wire *w = ctx->wire;
+	struct srnic_kw_wire *w = ctx->kd.wire;
 	unsigned int roce_off;
 	struct sk_buff *req, *f;
 
@@ -1152,47 +815,47 @@ static void srnic_dp_bad_packets(struct kunit *test)
 	srnic_dp_fill(ctx, SRNIC_DP_A, 0, 700, 19);
 	srnic_dp_post_recv(test, ctx, SRNIC_DP_B, 60, 0, 1000);
 	srnic_dp_post(test, ctx, SRNIC_DP_A, IB_WR_SEND, 61, 0, 700, 0, 0, 0);
-	KUNIT_ASSERT_EQ(test, srnic_dp_wait_held(w, 1), 1);
+	KUNIT_ASSERT_EQ(test, srnic_kw_wait_held(w, 1), 1);
 	req = skb_dequeue(&w->held);
 	roce_off = ip_hdrlen(req) + sizeof(struct udphdr);
 
 	/* a payload byte flipped */
-	f = srnic_dp_copy(test, req);
+	f = srnic_kw_copy(test, req);
 	f->data[roce_off + SRNIC_BTH_LEN + 10] ^= 0x40;
-	srnic_dp_inject(w, f);
+	srnic_kw_inject(w, f);
 	/* the ICRC itself flipped */
-	f = srnic_dp_copy(test, req);
+	f = srnic_kw_copy(test, req);
 	f->data[f->len - 1] ^= 0x01;
-	srnic_dp_inject(w, f);
+	srnic_kw_inject(w, f);
 	/* the DestQP changed but the ICRC not recomputed */
-	f = srnic_dp_copy(test, req);
+	f = srnic_kw_copy(test, req);
 	f->data[roce_off + 7] ^= 0x01;
-	srnic_dp_inject(w, f);
-	KUNIT_ASSERT_TRUE(test, srnic_dp_settle(w));
+	srnic_kw_inject(w, f);
+	KUNIT_ASSERT_TRUE(test, srnic_kw_settle(w));
 	KUNIT_EXPECT_EQ(test, srnic_dp_cnt(ctx, SRNIC_CNT_RX_ICRC_ERR), 3);
 
 	/* cut short, the UDP length still the full one */
-	f = srnic_dp_copy(test, req);
+	f = srnic_kw_copy(test, req);
 	skb_trim(f, roce_off + 20);
-	srnic_dp_inject(w, f);
+	srnic_kw_inject(w, f);
 	/* cut to the BTH and a half ICRC, the UDP and IP lengths saying so */
-	f = srnic_dp_copy(test, req);
+	f = srnic_kw_copy(test, req);
 	skb_trim(f, roce_off + SRNIC_BTH_LEN + 2);
 	udp_hdr(f)->len = htons(sizeof(struct udphdr) + SRNIC_BTH_LEN + 2);
 	ip_hdr(f)->tot_len = htons(f->len);
-	srnic_dp_inject(w, f);
+	srnic_kw_inject(w, f);
 	/* no BTH at all: UDP header only */
-	f = srnic_dp_copy(test, req);
+	f = srnic_kw_copy(test, req);
 	skb_trim(f, roce_off);
 	udp_hdr(f)->len = htons(sizeof(struct udphdr));
 	ip_hdr(f)->tot_len = htons(f->len);
-	srnic_dp_inject(w, f);
+	srnic_kw_inject(w, f);
 	/* a bad transport version, with a good ICRC */
-	f = srnic_dp_copy(test, req);
+	f = srnic_kw_copy(test, req);
 	f->data[roce_off + 1] |= 0x01;
-	srnic_dp_icrc(f);
-	srnic_dp_inject(w, f);
-	KUNIT_ASSERT_TRUE(test, srnic_dp_settle(w));
+	srnic_kw_icrc(f);
+	srnic_kw_inject(w, f);
+	KUNIT_ASSERT_TRUE(test, srnic_kw_settle(w));
 	KUNIT_EXPECT_EQ(test, srnic_dp_cnt(ctx, SRNIC_CNT_RX_BAD_HDR), 4);
 	KUNIT_EXPECT_EQ(test, srnic_dp_cnt(ctx, SRNIC_CNT_RX_PACKETS), 0);
 	KUNIT_EXPECT_EQ(test, srnic_dp_cnt(ctx, SRNIC_CNT_RX_NO_QP), 0);
@@ -1201,8 +864,8 @@ static void srnic_dp_bad_packets(struct kunit *test)
 	/* B sent nothing: no ACK, no NAK. */
 	KUNIT_EXPECT_EQ(test, skb_queue_len(&w->held), 0);
 
-	srnic_dp_release(w);
-	srnic_dp_inject(w, req);
+	srnic_kw_release(w);
+	srnic_kw_inject(w, req);
 	srnic_dp_expect_delivered(test, ctx, 60, 61, 700);
 	KUNIT_EXPECT_EQ(test, srnic_dp_cnt(ctx, SRNIC_CNT_DUP_REQUEST), 0);
 	KUNIT_EXPECT_EQ(test, srnic_dp_cnt(ctx, SRNIC_CNT_OUT_OF_SEQ), 0);
@@ -1216,7 +879,7 @@ static void srnic_dp_bad_packets(struct kunit *test)
 static void srnic_dp_xrc_at_rc_qp(struct kunit *test)
 {
 	struct srnic_dp_ctx *ctx = test->priv;
-	struct srnic_dp_wire *w = ctx->wire;
+	struct srnic_kw_wire *w = ctx->kd.wire;
 	unsigned int roce_off;
 	struct sk_buff *req, *f;
 
@@ -1224,34 +887,34 @@ static void srnic_dp_xrc_at_rc_qp(struct kunit *test)
 	srnic_dp_fill(ctx, SRNIC_DP_A, 0, 700, 23);
 	srnic_dp_post_recv(test, ctx, SRNIC_DP_B, 70, 0, 1000);
 	srnic_dp_post(test, ctx, SRNIC_DP_A, IB_WR_SEND, 71, 0, 700, 0, 0, 0);
-	KUNIT_ASSERT_EQ(test, srnic_dp_wait_held(w, 1), 1);
+	KUNIT_ASSERT_EQ(test, srnic_kw_wait_held(w, 1), 1);
 	req = skb_dequeue(&w->held);
 	roce_off = ip_hdrlen(req) + sizeof(struct udphdr);
 	KUNIT_ASSERT_EQ(test, req->data[roce_off], IB_OPCODE_RC_SEND_ONLY);
 
 	/* XRC SEND ONLY: its first 4 payload bytes read as an XRCETH */
-	f = srnic_dp_copy(test, req);
+	f = srnic_kw_copy(test, req);
 	f->data[roce_off] = SRNIC_OPCODE_XRC | IB_OPCODE_SEND_ONLY;
-	srnic_dp_icrc(f);
-	srnic_dp_inject(w, f);
+	srnic_kw_icrc(f);
+	srnic_kw_inject(w, f);
 	/* an XRC request of a BTH and an ICRC only: no room for the XRCETH */
-	f = srnic_dp_copy(test, req);
+	f = srnic_kw_copy(test, req);
 	f->data[roce_off] = SRNIC_OPCODE_XRC | IB_OPCODE_SEND_ONLY;
 	f->data[roce_off + 1] &= ~SRNIC_BTH_PAD_MASK;
 	skb_trim(f, roce_off + SRNIC_BTH_LEN + SRNIC_ICRC_LEN);
 	udp_hdr(f)->len = htons(sizeof(struct udphdr) + SRNIC_BTH_LEN +
 				SRNIC_ICRC_LEN);
 	ip_hdr(f)->tot_len = htons(f->len);
-	srnic_dp_icrc(f);
-	srnic_dp_inject(w, f);
-	KUNIT_ASSERT_TRUE(test, srnic_dp_settle(w));
+	srnic_kw_icrc(f);
+	srnic_kw_inject(w, f);
+	KUNIT_ASSERT_TRUE(test, srnic_kw_settle(w));
 	KUNIT_EXPECT_EQ(test, srnic_dp_cnt(ctx, SRNIC_CNT_RX_BAD_HDR), 2);
 	KUNIT_EXPECT_EQ(test, srnic_dp_cnt(ctx, SRNIC_CNT_RX_ICRC_ERR), 0);
 	srnic_dp_expect_no_wc(test, ctx, SRNIC_DP_B);
 	KUNIT_EXPECT_EQ(test, skb_queue_len(&w->held), 0);
 
-	srnic_dp_release(w);
-	srnic_dp_inject(w, req);
+	srnic_kw_release(w);
+	srnic_kw_inject(w, req);
 	srnic_dp_expect_delivered(test, ctx, 70, 71, 700);
 }
 
@@ -1259,11 +922,7 @@ static void srnic_dp_xrc_at_rc_qp(struct kunit *test)
 static u64 srnic_dp_wait_cnt(struct srnic_dp_ctx *ctx, enum srnic_counter c,
 			     u64 n)
 {
-	int ms;
-
-	for (ms = 0; ms < SRNIC_DP_WAIT_MS && srnic_dp_cnt(ctx, c) < n; ms++)
-		usleep_range(1000, 2000);
-	return srnic_dp_cnt(ctx, c);
+	return srnic_kw_wait_cnt(&ctx->kd, c, n);
 }
 
 /*
@@ -1300,7 +959,7 @@ static void srnic_dp_rnr_retry(struct kunit *test)
 static void srnic_dp_retransmit_timeout(struct kunit *test)
 {
 	struct srnic_dp_ctx *ctx = test->priv;
-	struct srnic_dp_wire *w = ctx->wire;
+	struct srnic_kw_wire *w = ctx->kd.wire;
 	struct sk_buff *skb;
 	u64 timeouts;
 
@@ -1309,12 +968,12 @@ static void srnic_dp_retransmit_timeout(struct kunit *test)
 	srnic_dp_fill(ctx, SRNIC_DP_A, 0, 100, 37);
 	srnic_dp_send_held(test, ctx, 95, 96);
 	kfree_skb(skb_dequeue(&w->held));	/* lost */
-	KUNIT_ASSERT_GE(test, srnic_dp_wait_held(w, 1), 1);
+	KUNIT_ASSERT_GE(test, srnic_kw_wait_held(w, 1), 1);
 	skb = skb_peek(&w->held);
-	KUNIT_EXPECT_EQ(test, srnic_dp_psn(skb), SRNIC_DP_PSN_A);
+	KUNIT_EXPECT_EQ(test, srnic_kw_psn(skb), SRNIC_DP_PSN_A);
 	KUNIT_EXPECT_GE(test, srnic_dp_cnt(ctx, SRNIC_CNT_RETRANS_TIMEOUTS), 1);
 	KUNIT_EXPECT_GE(test, srnic_dp_cnt(ctx, SRNIC_CNT_RETRANSMITS), 1);
-	srnic_dp_release(w);
+	srnic_kw_release(w);
 
 	srnic_dp_expect_delivered(test, ctx, 95, 96, 100);
 
@@ -1323,7 +982,7 @@ static void srnic_dp_retransmit_timeout(struct kunit *test)
 	msleep(200);
 	KUNIT_EXPECT_EQ(test, srnic_dp_cnt(ctx, SRNIC_CNT_RETRANS_TIMEOUTS),
 			timeouts);
-	KUNIT_ASSERT_TRUE(test, srnic_dp_settle(w));
+	KUNIT_ASSERT_TRUE(test, srnic_kw_settle(w));
 	srnic_dp_expect_no_wc(test, ctx, SRNIC_DP_A);
 	srnic_dp_expect_no_wc(test, ctx, SRNIC_DP_B);
 	KUNIT_EXPECT_EQ(test, srnic_dp_cnt(ctx, SRNIC_CNT_RECVS), 1);
@@ -1339,7 +998,7 @@ static void srnic_dp_retransmit_timeout(struct kunit *test)
 static void srnic_dp_timer_waits_for_local_queue(struct kunit *test)
 {
 	struct srnic_dp_ctx *ctx = test->priv;
-	struct srnic_dp_wire *w = ctx->wire;
+	struct srnic_kw_wire *w = ctx->kd.wire;
 
 	srnic_dp_set_timeout(ctx->qp[SRNIC_DP_A], 12);	/* 17 ms */
 
@@ -1351,10 +1010,10 @@ static void srnic_dp_timer_waits_for_local_queue(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, srnic_dp_cnt(ctx, SRNIC_CNT_RETRANSMITS), 0);
 	KUNIT_EXPECT_EQ(test, srnic_dp_cnt(ctx, SRNIC_CNT_RETRANS_TIMEOUTS), 0);
 	/* Bounded: the retry leaves while the first copy is still held. */
-	KUNIT_ASSERT_GE(test, srnic_dp_wait_held(w, 2), 2);
+	KUNIT_ASSERT_GE(test, srnic_kw_wait_held(w, 2), 2);
 	KUNIT_EXPECT_GE(test, srnic_dp_cnt(ctx, SRNIC_CNT_RETRANS_TIMEOUTS), 1);
 	KUNIT_EXPECT_GE(test, srnic_dp_cnt(ctx, SRNIC_CNT_RETRANSMITS), 1);
-	srnic_dp_release(w);
+	srnic_kw_release(w);
 
 	/* The copy is a duplicate: one receive, one send completion. */
 	srnic_dp_expect_delivered(test, ctx, 97, 98, 100);
@@ -1371,7 +1030,7 @@ static void srnic_dp_timer_waits_for_local_queue(struct kunit *test)
 static void srnic_dp_timer_backs_off(struct kunit *test)
 {
 	struct srnic_dp_ctx *ctx = test->priv;
-	struct srnic_dp_wire *w = ctx->wire;
+	struct srnic_kw_wire *w = ctx->kd.wire;
 	unsigned long end;
 	u64 timeouts;
 
@@ -1389,7 +1048,7 @@ static void srnic_dp_timer_backs_off(struct kunit *test)
 	KUNIT_EXPECT_GE(test, timeouts, 2);
 	KUNIT_EXPECT_LE(test, timeouts, 6);
 	KUNIT_EXPECT_EQ(test, srnic_dp_qp_state(ctx, SRNIC_DP_A), IB_QPS_RTS);
-	srnic_dp_release(w);
+	srnic_kw_release(w);
 	srnic_dp_expect_delivered(test, ctx, 99, 100, 100);
 	KUNIT_EXPECT_EQ(test, srnic_dp_cnt(ctx, SRNIC_CNT_RECVS), 1);
 }
@@ -1407,7 +1066,7 @@ static void srnic_dp_timer_backs_off(struct kunit *test)
 static void srnic_dp_timer_follows_round_trip(struct kunit *test)
 {
 	struct srnic_dp_ctx *ctx = test->priv;
-	struct srnic_dp_wire *w = ctx->wire;
+	struct srnic_kw_wire *w = ctx->kd.wire;
 	struct srnic_qp *qp = to_srnic_qp(ctx->qp[SRNIC_DP_A]);
 	unsigned long rto;
 	u32 srtt_us;
@@ -1418,9 +1077,9 @@ static void srnic_dp_timer_follows_round_trip(struct kunit *test)
 
 	srnic_dp_fill(ctx, SRNIC_DP_A, 0, 100, 61);
 	srnic_dp_send_held(test, ctx, 101, 102);
-	srnic_dp_orphan_held(w);	/* on the wire: no local-queue grace */
+	srnic_kw_orphan_held(w);	/* on the wire: no local-queue grace */
 	msleep(100);
-	srnic_dp_release(w);		/* the first copy first */
+	srnic_kw_release(w);		/* the first copy first */
 	srnic_dp_expect_delivered(test, ctx, 101, 102, 100);
 	KUNIT_EXPECT_GE(test, srnic_dp_cnt(ctx, SRNIC_CNT_RETRANS_TIMEOUTS), 1);
 	spin_lock_bh(&qp->req_lock);
@@ -1434,10 +1093,10 @@ static void srnic_dp_timer_follows_round_trip(struct kunit *test)
 
 	timeouts = srnic_dp_cnt(ctx, SRNIC_CNT_RETRANS_TIMEOUTS);
 	srnic_dp_send_held(test, ctx, 103, 104);
-	srnic_dp_orphan_held(w);
+	srnic_kw_orphan_held(w);
 	msleep(120);
 	KUNIT_EXPECT_EQ(test, skb_queue_len(&w->held), 1);
-	srnic_dp_release(w);
+	srnic_kw_release(w);
 	srnic_dp_expect_delivered(test, ctx, 103, 104, 100);
 	KUNIT_EXPECT_EQ(test, srnic_dp_cnt(ctx, SRNIC_CNT_RETRANS_TIMEOUTS),
 			timeouts);
@@ -1456,7 +1115,7 @@ static void srnic_dp_timer_follows_round_trip(struct kunit *test)
 static void srnic_dp_timer_slow_sender(struct kunit *test)
 {
 	struct srnic_dp_ctx *ctx = test->priv;
-	struct srnic_dp_wire *w = ctx->wire;
+	struct srnic_kw_wire *w = ctx->kd.wire;
 	struct ib_wc wc[4];
 	int i;
 
@@ -1480,7 +1139,7 @@ static void srnic_dp_timer_slow_sender(struct kunit *test)
 				   5000);
 	SRNIC_DP_EXPECT_MEMEQ(test, ctx->buf[SRNIC_DP_B] + 500,
 			      ctx->buf[SRNIC_DP_A], 5000);
-	KUNIT_ASSERT_TRUE(test, srnic_dp_settle(w));
+	KUNIT_ASSERT_TRUE(test, srnic_kw_settle(w));
 	KUNIT_EXPECT_EQ(test, srnic_dp_cnt(ctx, SRNIC_CNT_RETRANS_TIMEOUTS), 0);
 	KUNIT_EXPECT_EQ(test, srnic_dp_cnt(ctx, SRNIC_CNT_RETRANSMITS), 0);
 
@@ -1488,19 +1147,19 @@ static void srnic_dp_timer_slow_sender(struct kunit *test)
 	srnic_dp_fill(ctx, SRNIC_DP_A, 0, 100, 71);
 	srnic_dp_send_held(test, ctx, 107, 108);
 	kfree_skb(skb_dequeue(&w->held));
-	KUNIT_ASSERT_GE(test, srnic_dp_wait_held(w, 1), 1);
+	KUNIT_ASSERT_GE(test, srnic_kw_wait_held(w, 1), 1);
 	KUNIT_EXPECT_GE(test, srnic_dp_cnt(ctx, SRNIC_CNT_RETRANS_TIMEOUTS), 1);
-	srnic_dp_release(w);
+	srnic_kw_release(w);
 	srnic_dp_expect_delivered(test, ctx, 107, 108, 100);
 }
 
 /* Take the @n packets held, in order, into @skb[]. */
-static void srnic_dp_take(struct kunit *test, struct srnic_dp_wire *w,
+static void srnic_dp_take(struct kunit *test, struct srnic_kw_wire *w,
 			  struct sk_buff **skb, u32 n)
 {
 	u32 i;
 
-	KUNIT_ASSERT_EQ(test, srnic_dp_wait_held(w, n), n);
+	KUNIT_ASSERT_EQ(test, srnic_kw_wait_held(w, n), n);
 	for (i = 0; i < n; i++)
 		skb[i] = skb_dequeue(&w->held);
 }
@@ -1513,7 +1172,7 @@ static void srnic_dp_take(struct kunit *test, struct srnic_dp_wire *w,
 static void srnic_dp_send_reordered(struct kunit *test)
 {
 	struct srnic_dp_ctx *ctx = test->priv;
-	struct srnic_dp_wire *w = ctx->wire;
+	struct srnic_kw_wire *w = ctx->kd.wire;
 	static const int order[] = { 0, 2, 1, 3 };
 	struct sk_buff *p[4];
 	struct ib_wc wc;
@@ -1525,12 +1184,12 @@ static void srnic_dp_send_reordered(struct kunit *test)
 	srnic_dp_post(test, ctx, SRNIC_DP_A, IB_WR_SEND, 101, 0, 4000, 0, 0,
 		      0);
 	srnic_dp_take(test, w, p, 4);
-	KUNIT_EXPECT_EQ(test, srnic_dp_opcode(p[0]), IB_OPCODE_RC_SEND_FIRST);
-	KUNIT_EXPECT_EQ(test, srnic_dp_opcode(p[2]), IB_OPCODE_RC_SEND_MIDDLE);
-	KUNIT_EXPECT_EQ(test, srnic_dp_opcode(p[3]), IB_OPCODE_RC_SEND_LAST);
+	KUNIT_EXPECT_EQ(test, srnic_kw_opcode(p[0]), IB_OPCODE_RC_SEND_FIRST);
+	KUNIT_EXPECT_EQ(test, srnic_kw_opcode(p[2]), IB_OPCODE_RC_SEND_MIDDLE);
+	KUNIT_EXPECT_EQ(test, srnic_kw_opcode(p[3]), IB_OPCODE_RC_SEND_LAST);
 	for (i = 0; i < ARRAY_SIZE(order); i++)
-		srnic_dp_inject(w, p[order[i]]);
-	KUNIT_ASSERT_TRUE(test, srnic_dp_settle(w));
+		srnic_kw_inject(w, p[order[i]]);
+	KUNIT_ASSERT_TRUE(test, srnic_kw_settle(w));
 	KUNIT_EXPECT_EQ(test, srnic_dp_cnt(ctx, SRNIC_CNT_REQ_OOO), 1);
 	KUNIT_EXPECT_EQ(test, srnic_dp_cnt(ctx, SRNIC_CNT_SEQ_NAK_SENT), 0);
 	KUNIT_ASSERT_EQ(test, srnic_dp_poll(ctx, SRNIC_DP_B, &wc, 1), 1);
@@ -1539,10 +1198,10 @@ static void srnic_dp_send_reordered(struct kunit *test)
 			      4000);
 	KUNIT_EXPECT_EQ(test, ctx->buf[SRNIC_DP_B][4000], 0);
 
-	srnic_dp_release(w);
+	srnic_kw_release(w);
 	KUNIT_ASSERT_EQ(test, srnic_dp_poll(ctx, SRNIC_DP_A, &wc, 1), 1);
 	srnic_dp_expect_wc(test, &wc, 101, IB_WC_SEND, 4000);
-	KUNIT_ASSERT_TRUE(test, srnic_dp_settle(w));
+	KUNIT_ASSERT_TRUE(test, srnic_kw_settle(w));
 	KUNIT_EXPECT_EQ(test, srnic_dp_cnt(ctx, SRNIC_CNT_RETRANSMITS), 0);
 	KUNIT_EXPECT_EQ(test, srnic_dp_cnt(ctx, SRNIC_CNT_RECVS), 1);
 	srnic_dp_expect_no_wc(test, ctx, SRNIC_DP_B);
@@ -1557,7 +1216,7 @@ static void srnic_dp_send_reordered(struct kunit *test)
 static void srnic_dp_read_reordered(struct kunit *test)
 {
 	struct srnic_dp_ctx *ctx = test->priv;
-	struct srnic_dp_wire *w = ctx->wire;
+	struct srnic_kw_wire *w = ctx->kd.wire;
 	struct sk_buff *p[3], *req;
 	struct ib_wc wc;
 
@@ -1566,28 +1225,28 @@ static void srnic_dp_read_reordered(struct kunit *test)
 	srnic_dp_post(test, ctx, SRNIC_DP_A, IB_WR_RDMA_READ, 110, 0, 3000, 0,
 		      0, 0);
 	srnic_dp_take(test, w, &req, 1);
-	srnic_dp_inject(w, req);
-	KUNIT_ASSERT_TRUE(test, srnic_dp_settle(w));
+	srnic_kw_inject(w, req);
+	KUNIT_ASSERT_TRUE(test, srnic_kw_settle(w));
 	srnic_dp_take(test, w, p, 3);
-	KUNIT_EXPECT_EQ(test, srnic_dp_opcode(p[2]),
+	KUNIT_EXPECT_EQ(test, srnic_kw_opcode(p[2]),
 			IB_OPCODE_RC_RDMA_READ_RESPONSE_LAST);
-	srnic_dp_inject(w, p[0]);
-	srnic_dp_inject(w, p[2]);
-	KUNIT_ASSERT_TRUE(test, srnic_dp_settle(w));
+	srnic_kw_inject(w, p[0]);
+	srnic_kw_inject(w, p[2]);
+	KUNIT_ASSERT_TRUE(test, srnic_kw_settle(w));
 	KUNIT_EXPECT_EQ(test, srnic_dp_cnt(ctx, SRNIC_CNT_READ_RESP_OOO), 1);
 	KUNIT_EXPECT_EQ(test, srnic_dp_cnt(ctx, SRNIC_CNT_READ_GAP_RETRY), 1);
 	srnic_dp_expect_no_wc(test, ctx, SRNIC_DP_A);
-	srnic_dp_inject(w, p[1]);
-	KUNIT_ASSERT_TRUE(test, srnic_dp_settle(w));
+	srnic_kw_inject(w, p[1]);
+	KUNIT_ASSERT_TRUE(test, srnic_kw_settle(w));
 	KUNIT_ASSERT_EQ(test, srnic_dp_poll(ctx, SRNIC_DP_A, &wc, 1), 1);
 	srnic_dp_expect_wc(test, &wc, 110, IB_WC_RDMA_READ, 3000);
 	SRNIC_DP_EXPECT_MEMEQ(test, ctx->buf[SRNIC_DP_A], ctx->buf[SRNIC_DP_B],
 			      3000);
 
 	/* The second ask, and its answer: nothing more completes. */
-	srnic_dp_release(w);
-	KUNIT_ASSERT_TRUE(test, srnic_dp_settle(w));
-	KUNIT_ASSERT_TRUE(test, srnic_dp_settle(w));
+	srnic_kw_release(w);
+	KUNIT_ASSERT_TRUE(test, srnic_kw_settle(w));
+	KUNIT_ASSERT_TRUE(test, srnic_kw_settle(w));
 	srnic_dp_expect_no_wc(test, ctx, SRNIC_DP_A);
 	KUNIT_EXPECT_EQ(test, srnic_dp_cnt(ctx, SRNIC_CNT_READ_GAP_RETRY), 1);
 	KUNIT_EXPECT_EQ(test, srnic_dp_qp_state(ctx, SRNIC_DP_A), IB_QPS_RTS);
@@ -1609,7 +1268,7 @@ static void srnic_dp_remote_access_error(struct kunit *test)
 	struct ib_sge sge = {
 		.addr = srnic_dp_va(ctx, SRNIC_DP_A, 0),
 		.length = 100,
-		.lkey = ctx->mr->lkey,
+		.lkey = ctx->kd.mr->lkey,
 	};
 	const struct ib_send_wr *bad;
 	struct ib_wc wc[2];
@@ -1620,7 +1279,7 @@ static void srnic_dp_remote_access_error(struct kunit *test)
 	rwr.wr.sg_list = &sge;
 	rwr.wr.num_sge = 1;
 	rwr.remote_addr = srnic_dp_va(ctx, SRNIC_DP_B, 0);
-	rwr.rkey = ctx->mr->rkey ^ 0x80;	/* another key byte */
+	rwr.rkey = ctx->kd.mr->rkey ^ 0x80;	/* another key byte */
 	KUNIT_ASSERT_EQ(test, ib_post_send(ctx->qp[SRNIC_DP_A], &rwr.wr, &bad),
 			0);
 	srnic_dp_post(test, ctx, SRNIC_DP_A, IB_WR_SEND, 122, 0, 100, 0, 0, 0);
@@ -1633,7 +1292,7 @@ static void srnic_dp_remote_access_error(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, srnic_dp_poll(ctx, SRNIC_DP_B, wc, 1), 1);
 	KUNIT_EXPECT_EQ(test, wc[0].wr_id, 120);
 	KUNIT_EXPECT_EQ(test, wc[0].status, IB_WC_WR_FLUSH_ERR);
-	KUNIT_ASSERT_TRUE(test, srnic_dp_settle(ctx->wire));
+	KUNIT_ASSERT_TRUE(test, srnic_kw_settle(ctx->kd.wire));
 	KUNIT_EXPECT_EQ(test, srnic_dp_qp_state(ctx, SRNIC_DP_A), IB_QPS_ERR);
 	KUNIT_EXPECT_EQ(test, srnic_dp_qp_state(ctx, SRNIC_DP_B), IB_QPS_ERR);
 	KUNIT_EXPECT_EQ(test, srnic_dp_cnt(ctx, SRNIC_CNT_ACCESS_NAK_SENT), 1);
@@ -1655,7 +1314,7 @@ static void srnic_dp_error_mid_stream(struct kunit *test)
 {
 	struct srnic_dp_ctx *ctx = test->priv;
 	struct ib_qp_attr attr = { .qp_state = IB_QPS_ERR };
-	struct srnic_dp_wire *w = ctx->wire;
+	struct srnic_kw_wire *w = ctx->kd.wire;
 	struct sk_buff *p[16];
 	struct ib_wc wc[16];
 	int i, n;
@@ -1670,13 +1329,13 @@ static void srnic_dp_error_mid_stream(struct kunit *test)
 	srnic_dp_take(test, w, p, 16);
 	WRITE_ONCE(w->hold, false);
 	for (i = 0; i < 5; i++)
-		srnic_dp_inject(w, p[i]);
-	KUNIT_ASSERT_TRUE(test, srnic_dp_settle(w));
+		srnic_kw_inject(w, p[i]);
+	KUNIT_ASSERT_TRUE(test, srnic_kw_settle(w));
 	KUNIT_ASSERT_EQ(test, ib_modify_qp(ctx->qp[SRNIC_DP_B], &attr,
 					   IB_QP_STATE), 0);
 	for (; i < 16; i++)
-		srnic_dp_inject(w, p[i]);
-	KUNIT_ASSERT_TRUE(test, srnic_dp_settle(w));
+		srnic_kw_inject(w, p[i]);
+	KUNIT_ASSERT_TRUE(test, srnic_kw_settle(w));
 
 	KUNIT_ASSERT_EQ(test, srnic_dp_poll(ctx, SRNIC_DP_B, wc, 16), 16);
 	for (i = 0; i < 16; i++) {
@@ -1750,7 +1409,7 @@ static void srnic_dp_gbn_round(struct kunit *test, struct srnic_dp_ctx *ctx,
 	for (k = 0; k < n; k++) {
 		if (!(srnic_dp_rand(x) % 3))
 			continue;
-		srnic_dp_inject(ctx->wire, srnic_dp_copy(test, p[order[k]]));
+		srnic_kw_inject(ctx->kd.wire, srnic_kw_copy(test, p[order[k]]));
 	}
 }
 
@@ -1765,7 +1424,7 @@ static void srnic_dp_gbn_round(struct kunit *test, struct srnic_dp_ctx *ctx,
 static void srnic_dp_write_gbn_rounds(struct kunit *test)
 {
 	struct srnic_dp_ctx *ctx = test->priv;
-	struct srnic_dp_wire *w = ctx->wire;
+	struct srnic_kw_wire *w = ctx->kd.wire;
 	struct srnic_qp *b = to_srnic_qp(ctx->qp[SRNIC_DP_B]);
 	struct sk_buff *p[SRNIC_DP_GBN_PKTS];
 	u32 x = 0x5eed1234, off = 0, done = 0, back, from, r;
@@ -1781,7 +1440,7 @@ static void srnic_dp_write_gbn_rounds(struct kunit *test)
 		off += srnic_dp_gbn_len[i];
 	}
 	srnic_dp_take(test, w, p, SRNIC_DP_GBN_PKTS);
-	KUNIT_EXPECT_EQ(test, srnic_dp_opcode(p[5]),
+	KUNIT_EXPECT_EQ(test, srnic_kw_opcode(p[5]),
 			IB_OPCODE_RC_RDMA_WRITE_MIDDLE);
 	for (r = 0; r < 200 && done < SRNIC_DP_GBN_PKTS; r++) {
 		/* Go back to the first PSN not taken, or up to 3 before. */
@@ -1789,8 +1448,8 @@ static void srnic_dp_write_gbn_rounds(struct kunit *test)
 		from = done > back ? done - back : 0;
 		srnic_dp_gbn_round(test, ctx, p, from, prev, &x);
 		prev = from;
-		KUNIT_ASSERT_TRUE(test, srnic_dp_settle(w));
-		done = (b->resp.epsn - srnic_dp_psn(p[0])) & SRNIC_PSN_MASK;
+		KUNIT_ASSERT_TRUE(test, srnic_kw_settle(w));
+		done = (b->resp.epsn - srnic_kw_psn(p[0])) & SRNIC_PSN_MASK;
 		KUNIT_ASSERT_LE(test, done, SRNIC_DP_GBN_PKTS);
 		nak = srnic_dp_cnt(ctx, SRNIC_CNT_INV_REQ_NAK_SENT);
 		KUNIT_ASSERT_EQ(test, nak, 0);
@@ -1803,18 +1462,18 @@ static void srnic_dp_write_gbn_rounds(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, srnic_dp_qp_state(ctx, SRNIC_DP_B), IB_QPS_RTS);
 	for (i = 0; i < SRNIC_DP_GBN_PKTS; i++)
 		kfree_skb(p[i]);
-	srnic_dp_purge(w);
+	srnic_kw_purge(w);
 }
 
 /* Deliver a copy of @skb that carries PSN @psn instead of its own. */
-static void srnic_dp_inject_at(struct kunit *test, struct srnic_dp_wire *w,
+static void srnic_dp_inject_at(struct kunit *test, struct srnic_kw_wire *w,
 			       struct sk_buff *skb, u32 psn)
 {
-	struct sk_buff *c = srnic_dp_copy(test, skb);
+	struct sk_buff *c = srnic_kw_copy(test, skb);
 
-	srnic_bth_set_psn(srnic_dp_bth(c), psn);
-	srnic_dp_icrc(c);
-	srnic_dp_inject(w, c);
+	srnic_bth_set_psn(srnic_kw_bth(c), psn);
+	srnic_kw_icrc(c);
+	srnic_kw_inject(w, c);
 }
 
 /*
@@ -1831,7 +1490,7 @@ static void srnic_dp_inject_at(struct kunit *test, struct srnic_dp_wire *w,
 static void srnic_dp_write_renumbered_round(struct kunit *test)
 {
 	struct srnic_dp_ctx *ctx = test->priv;
-	struct srnic_dp_wire *w = ctx->wire;
+	struct srnic_kw_wire *w = ctx->kd.wire;
 	u32 psn0 = SRNIC_DP_PSN_A;
 	struct sk_buff *p[8];
 	int i;
@@ -1843,16 +1502,16 @@ static void srnic_dp_write_renumbered_round(struct kunit *test)
 	srnic_dp_post(test, ctx, SRNIC_DP_A, IB_WR_RDMA_WRITE, 71, 4096, 4096,
 		      4096, 0, 0);
 	srnic_dp_take(test, w, p, 8);
-	KUNIT_EXPECT_EQ(test, srnic_dp_psn(p[0]), psn0);
+	KUNIT_EXPECT_EQ(test, srnic_kw_psn(p[0]), psn0);
 	for (i = 0; i < 6; i++)
-		srnic_dp_inject(w, srnic_dp_copy(test, p[i]));
-	KUNIT_ASSERT_TRUE(test, srnic_dp_settle(w));
+		srnic_kw_inject(w, srnic_kw_copy(test, p[i]));
+	KUNIT_ASSERT_TRUE(test, srnic_kw_settle(w));
 	KUNIT_EXPECT_EQ(test, srnic_dp_cnt(ctx, SRNIC_CNT_INV_REQ_NAK_SENT), 0);
 
 	/* The renumbered round: packet i at PSN i + 1, from X's MIDDLE 1. */
 	for (i = 1; i < 8; i++)
 		srnic_dp_inject_at(test, w, p[i], srnic_psn_add(psn0, i + 1));
-	KUNIT_ASSERT_TRUE(test, srnic_dp_settle(w));
+	KUNIT_ASSERT_TRUE(test, srnic_kw_settle(w));
 	KUNIT_EXPECT_EQ(test, srnic_dp_cnt(ctx, SRNIC_CNT_INV_REQ_NAK_SENT), 1);
 	/* X whole, nothing written past Y's 4 KiB */
 	SRNIC_DP_EXPECT_MEMEQ(test, ctx->buf[SRNIC_DP_B], ctx->buf[SRNIC_DP_A],
@@ -1860,7 +1519,7 @@ static void srnic_dp_write_renumbered_round(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, ctx->buf[SRNIC_DP_B][8192], 0);
 	for (i = 0; i < 8; i++)
 		kfree_skb(p[i]);
-	srnic_dp_purge(w);
+	srnic_kw_purge(w);
 }
 
 /* A QP verb run from a work item, so that a case can watch it block. */
@@ -1911,7 +1570,7 @@ static void srnic_dp_destroy_qp(struct ib_qp *qp)
 static void srnic_dp_destroy_in_flight(struct kunit *test)
 {
 	struct srnic_dp_ctx *ctx = test->priv;
-	struct srnic_dp_wire *w = ctx->wire;
+	struct srnic_kw_wire *w = ctx->kd.wire;
 	struct srnic_dp_qp_work d;
 	unsigned long left;
 	struct ib_wc wc;
@@ -1924,16 +1583,16 @@ static void srnic_dp_destroy_in_flight(struct kunit *test)
 	srnic_dp_post(test, ctx, SRNIC_DP_A, IB_WR_SEND, 72, 3000, 500, 0, 0,
 		      0);
 	/* 3 WRITE packets and the SEND */
-	KUNIT_ASSERT_EQ(test, srnic_dp_wait_held(w, 4), 4);
+	KUNIT_ASSERT_EQ(test, srnic_kw_wait_held(w, 4), 4);
 
 	srnic_dp_qp_work_start(&d, ctx->qp[SRNIC_DP_A], srnic_dp_destroy_qp);
 	ctx->qp[SRNIC_DP_A] = NULL;
 	/* Its packets still hold it. */
 	left = wait_for_completion_timeout(&d.done, msecs_to_jiffies(200));
 	KUNIT_EXPECT_EQ(test, left, 0);
-	srnic_dp_release(w);
+	srnic_kw_release(w);
 	left = wait_for_completion_timeout(&d.done,
-					   msecs_to_jiffies(SRNIC_DP_WAIT_MS));
+					   msecs_to_jiffies(SRNIC_KW_WAIT_MS));
 	KUNIT_EXPECT_GT(test, left, 0);
 	srnic_dp_qp_work_end(&d);
 
@@ -1943,7 +1602,7 @@ static void srnic_dp_destroy_in_flight(struct kunit *test)
 			      ctx->buf[SRNIC_DP_A] + 3000, 500);
 	SRNIC_DP_EXPECT_MEMEQ(test, ctx->buf[SRNIC_DP_B] + 2000,
 			      ctx->buf[SRNIC_DP_A], 3000);
-	KUNIT_ASSERT_TRUE(test, srnic_dp_settle(w));
+	KUNIT_ASSERT_TRUE(test, srnic_kw_settle(w));
 	/* B's ACK found no QP A. */
 	KUNIT_EXPECT_GE(test, srnic_dp_cnt(ctx, SRNIC_CNT_ACK_SENT), 1);
 	KUNIT_EXPECT_EQ(test, srnic_dp_cnt(ctx, SRNIC_CNT_RX_NO_QP),
@@ -1959,7 +1618,7 @@ static void srnic_dp_destroy_in_flight(struct kunit *test)
 static void srnic_dp_destroy_receiver(struct kunit *test)
 {
 	struct srnic_dp_ctx *ctx = test->priv;
-	struct srnic_dp_wire *w = ctx->wire;
+	struct srnic_kw_wire *w = ctx->kd.wire;
 	struct sk_buff *read_req;
 	struct ib_wc wc;
 	u32 held;
@@ -1968,26 +1627,26 @@ static void srnic_dp_destroy_receiver(struct kunit *test)
 	srnic_dp_fill(ctx, SRNIC_DP_B, 0, 800, 29);
 	srnic_dp_post(test, ctx, SRNIC_DP_A, IB_WR_RDMA_READ, 80, 0, 800, 0, 0,
 		      0);
-	KUNIT_ASSERT_EQ(test, srnic_dp_wait_held(w, 1), 1);
+	KUNIT_ASSERT_EQ(test, srnic_kw_wait_held(w, 1), 1);
 	read_req = skb_dequeue(&w->held);
-	srnic_dp_inject(w, read_req);
-	KUNIT_ASSERT_TRUE(test, srnic_dp_settle(w));
+	srnic_kw_inject(w, read_req);
+	KUNIT_ASSERT_TRUE(test, srnic_kw_settle(w));
 	/* the READ response */
-	KUNIT_ASSERT_EQ(test, srnic_dp_wait_held(w, 1), 1);
+	KUNIT_ASSERT_EQ(test, srnic_kw_wait_held(w, 1), 1);
 	srnic_dp_post(test, ctx, SRNIC_DP_A, IB_WR_RDMA_WRITE, 81, 1000, 2500,
 		      1000, 0, 0);
-	held = srnic_dp_wait_held(w, 4);
+	held = srnic_kw_wait_held(w, 4);
 	KUNIT_ASSERT_EQ(test, held, 4);
 
 	/*
 	 * B's response has left B (a NIC sent it: destroy waits for what is
 	 * still in the local stack, srnic_dp_destroy_in_flight), not A yet.
 	 */
-	srnic_dp_orphan_held(w);
+	srnic_kw_orphan_held(w);
 	ib_destroy_qp(ctx->qp[SRNIC_DP_B]);
 	ctx->qp[SRNIC_DP_B] = NULL;
-	srnic_dp_release(w);
-	KUNIT_ASSERT_TRUE(test, srnic_dp_settle(w));
+	srnic_kw_release(w);
+	KUNIT_ASSERT_TRUE(test, srnic_kw_settle(w));
 
 	KUNIT_ASSERT_EQ(test, srnic_dp_poll(ctx, SRNIC_DP_A, &wc, 1), 1);
 	srnic_dp_expect_wc(test, &wc, 80, IB_WC_RDMA_READ, 800);
@@ -2038,7 +1697,7 @@ static void srnic_dp_real_stack(struct kunit *test)
 	init.cap.max_send_sge = 1;
 	init.cap.max_recv_sge = 1;
 	for (i = 0; i < 2 && !err; i++) {
-		cq[i] = ib_alloc_cq(ctx->ibdev, NULL, 16, 0, IB_POLL_DIRECT);
+		cq[i] = ib_alloc_cq(ctx->kd.ibdev, NULL, 16, 0, IB_POLL_DIRECT);
 		if (IS_ERR(cq[i])) {
 			err = PTR_ERR(cq[i]);
 			cq[i] = NULL;
@@ -2046,7 +1705,7 @@ static void srnic_dp_real_stack(struct kunit *test)
 		}
 		init.send_cq = cq[i];
 		init.recv_cq = cq[i];
-		qp[i] = ib_create_qp(ctx->pd, &init);
+		qp[i] = ib_create_qp(ctx->kd.pd, &init);
 		if (IS_ERR(qp[i])) {
 			err = PTR_ERR(qp[i]);
 			qp[i] = NULL;
@@ -2097,7 +1756,7 @@ static void srnic_dp_real_stack(struct kunit *test)
 		/* 3 + 3 + 1 requests, 3 READ responses, the ACKs */
 		KUNIT_EXPECT_GE(test, srnic_dp_cnt(ctx, SRNIC_CNT_RX_PACKETS),
 				10);
-		KUNIT_EXPECT_EQ(test, atomic_read(&ctx->wire->queued), 0);
+		KUNIT_EXPECT_EQ(test, atomic_read(&ctx->kd.wire->queued), 0);
 	}
 	memcpy(ctx->qp, saved_qp, sizeof(saved_qp));
 	memcpy(ctx->cq, saved_cq, sizeof(saved_cq));
@@ -2165,7 +1824,7 @@ static void srnic_dp_drain(struct kunit *test)
 	struct ib_sge sge = {
 		.addr = srnic_dp_va(ctx, SRNIC_DP_A, 0),
 		.length = 64,
-		.lkey = ctx->mr->lkey,
+		.lkey = ctx->kd.mr->lkey,
 	};
 	struct ib_recv_wr rwr = {
 		.wr_cqe = &f.cqe,
@@ -2186,7 +1845,7 @@ static void srnic_dp_drain(struct kunit *test)
 
 	atomic_set(&f.n, 0);
 	atomic_set(&f.not_flush, 0);
-	cq = ib_alloc_cq(ctx->ibdev, NULL, 16, 0, *poll_ctx);
+	cq = ib_alloc_cq(ctx->kd.ibdev, NULL, 16, 0, *poll_ctx);
 	KUNIT_ASSERT_FALSE(test, IS_ERR(cq));
 	init.qp_type = IB_QPT_RC;
 	init.sq_sig_type = IB_SIGNAL_ALL_WR;
@@ -2196,7 +1855,7 @@ static void srnic_dp_drain(struct kunit *test)
 	init.cap.max_recv_sge = 1;
 	init.send_cq = cq;
 	init.recv_cq = cq;
-	qp = ib_create_qp(ctx->pd, &init);
+	qp = ib_create_qp(ctx->kd.pd, &init);
 	if (IS_ERR(qp)) {
 		ib_free_cq(cq);
 		KUNIT_ASSERT_FALSE(test, IS_ERR(qp));
@@ -2205,15 +1864,15 @@ static void srnic_dp_drain(struct kunit *test)
 					      ctx->qp[SRNIC_DP_B]->qp_num,
 					      SRNIC_DP_IP_PEER_A, 1, 1), 0);
 
-	WRITE_ONCE(ctx->wire->hold, true);
+	WRITE_ONCE(ctx->kd.wire->hold, true);
 	KUNIT_EXPECT_EQ(test, ib_post_recv(qp, &rwr, &bad_rwr), 0);
 	KUNIT_EXPECT_EQ(test, ib_post_recv(qp, &rwr, &bad_rwr), 0);
 	KUNIT_EXPECT_EQ(test, ib_post_send(qp, &swr, &bad_swr), 0);
-	KUNIT_EXPECT_EQ(test, srnic_dp_wait_held(ctx->wire, 1), 1);
+	KUNIT_EXPECT_EQ(test, srnic_kw_wait_held(ctx->kd.wire, 1), 1);
 
 	srnic_dp_qp_work_start(&d, qp, ib_drain_qp);
 	left = wait_for_completion_timeout(&d.done,
-					   msecs_to_jiffies(SRNIC_DP_WAIT_MS));
+					   msecs_to_jiffies(SRNIC_KW_WAIT_MS));
 	KUNIT_EXPECT_GT_MSG(test, left, 0, "ib_drain_qp() hangs");
 	/* if it hangs, so do we */
 	srnic_dp_qp_work_end(&d);
@@ -2223,8 +1882,7 @@ static void srnic_dp_drain(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, srnic_qp_state(to_srnic_qp(qp)), IB_QPS_ERR);
 
 	/* The SEND on the wire holds the QP: let it go first. */
-	WRITE_ONCE(ctx->wire->dead, true);
-	srnic_dp_purge(ctx->wire);
+	srnic_kw_stop(ctx->kd.wire);
 	ib_destroy_qp(qp);
 	ib_free_cq(cq);
 	KUNIT_EXPECT_EQ(test, atomic_read(&f.n), 3);
@@ -2249,18 +1907,18 @@ static void srnic_dp_ah_irqs_off(struct kunit *test)
 
 	attr.type = RDMA_AH_ATTR_TYPE_ROCE;
 	rdma_ah_set_port_num(&attr, SRNIC_PORT_NUM);
-	srnic_dp_v4_gid(&dgid, SRNIC_DP_IP_PEER_A);
-	rdma_ah_set_grh(&attr, &dgid, 0, ctx->sgid_index, 64, 0);
+	srnic_kw_v4_gid(&dgid, SRNIC_DP_IP_PEER_A);
+	rdma_ah_set_grh(&attr, &dgid, 0, ctx->kd.sgid_index, 64, 0);
 	local_irq_save(flags);
 	for (i = 0; i < 2; i++)
-		ah[i] = rdma_create_ah(ctx->pd, &attr, 0);
+		ah[i] = rdma_create_ah(ctx->kd.pd, &attr, 0);
 	for (i = 0; i < 2; i++)
 		if (!IS_ERR(ah[i]))
 			rdma_destroy_ah(ah[i], 0);
 	local_irq_restore(flags);
 	for (i = 0; i < 2; i++)
 		KUNIT_EXPECT_FALSE(test, IS_ERR(ah[i]));
-	KUNIT_EXPECT_TRUE(test, xa_empty(&ctx->sdev->ah_xa));
+	KUNIT_EXPECT_TRUE(test, xa_empty(&ctx->kd.sdev->ah_xa));
 }
 
 /*
@@ -2276,7 +1934,7 @@ static void srnic_dp_post_send_irqs_off(struct kunit *test)
 	struct ib_sge sge = {
 		.addr = srnic_dp_va(ctx, SRNIC_DP_A, 0),
 		.length = 100,
-		.lkey = ctx->mr->lkey,
+		.lkey = ctx->kd.mr->lkey,
 	};
 	struct ib_send_wr wr = {
 		.wr_id = 106,
