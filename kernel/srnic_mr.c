@@ -56,6 +56,17 @@ static int srnic_mr_check_table(unsigned int page_shift, u64 offset,
 }
 
 /*
+ * The most entries an MR's table may have: 2^26 (512 MiB of table, 256 GiB
+ * in 4 KiB pages). User space sets the count (an ODP MR pins nothing, so
+ * its length alone does), and kvmalloc() warns and fails above INT_MAX
+ * bytes; a bigger MR is refused with ENOMEM, as a NIC out of translation
+ * entries refuses it.
+ */
+#define SRNIC_MR_MAX_BLOCKS	BIT(26)
+/* tables sized by user space: charged to its memory cgroup, no warning */
+#define SRNIC_MR_TABLE_GFP	(GFP_KERNEL_ACCOUNT | __GFP_NOWARN)
+
+/*
  * A new, unpublished MR of @type with a table of @nblocks (two for fast-reg
  * MRs), counted against SRNIC_MAX_MR. Undo with srnic_mr_free().
  */
@@ -66,6 +77,8 @@ static struct srnic_mr *srnic_mr_alloc(struct ib_pd *pd,
 	struct srnic_mr *mr;
 	int err = -ENOMEM;
 
+	if (nblocks > SRNIC_MR_MAX_BLOCKS)
+		return ERR_PTR(-ENOMEM);
 	if (!atomic_add_unless(&sdev->mr_count, 1, SRNIC_MAX_MR))
 		return ERR_PTR(-ENOMEM);
 	mr = kzalloc(sizeof(*mr), GFP_KERNEL);
@@ -73,13 +86,13 @@ static struct srnic_mr *srnic_mr_alloc(struct ib_pd *pd,
 		goto err_uncount;
 	if (nblocks) {
 		mr->blocks = kvcalloc(nblocks, sizeof(*mr->blocks),
-				      GFP_KERNEL);
+				      SRNIC_MR_TABLE_GFP);
 		if (!mr->blocks)
 			goto err_free_mr;
 	}
 	if (type == SRNIC_MR_FAST) {
 		mr->fr_blocks = kvcalloc(nblocks, sizeof(*mr->fr_blocks),
-					 GFP_KERNEL);
+					 SRNIC_MR_TABLE_GFP);
 		if (!mr->fr_blocks)
 			goto err_free_blocks;
 	}
