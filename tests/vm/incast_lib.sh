@@ -26,8 +26,6 @@
 #                                 flows would get of the receiver link,
 #                                 both are bottlenecks
 #   inc_dcqcn on|off              roce_np/enable, roce_rp/enable, all hosts
-#                                 (and the fabric's rpg_time_reset and
-#                                 rate_reduce_monitor_period, below)
 #   inc_run SECS                  8 concurrent ib_send_bw (64 KiB, 1 QP,
 #                                 sleeping on CQ events: 8 polling clients
 #                                 would starve the 2 vCPUs' softirq work)
@@ -138,30 +136,12 @@ inc_spine_rate() {
 	done
 }
 
-# DCQCN's increase timer and cut spacing scaled to this fabric, as an
-# operator scales a NIC's defaults to a fabric: srnic's defaults
-# (rpg_time_reset 10 ms, rate_reduce_monitor_period 4 ms) let 8 flows add
-# 8 x rpg_ai_rate = 8 Mb/s, 40 % of a 20 Mbit/s link, every 10 ms, while a
-# CNP takes a queue-inflated round trip (up to 60 ms with 150 KiB queued)
-# to come back: the aggregate overshoots, the buffer overflows, and
-# go-back-N resends what followed each drop. 100 ms and 20 ms (0: srnic's
-# defaults) measured 0.64-0.80 of the link as goodput against 0.45 with the
-# defaults (README.md "Incast on the fabric")
-INC_RPG_TIME_RESET=${INC_RPG_TIME_RESET:-100000}
-INC_RRMP=${INC_RRMP:-20000}
 inc_dcqcn() {
-	local v=0 d rp
+	local v=0 d
 	[ "$1" = on ] && v=1
 	for d in $(seq -f 'fb1x%g' 3) $(seq -f 'fb2x%g' 2) $(seq -f 'fb3x%g' 2) $(seq -f 'fb4x%g' 2); do
-		rp=/sys/class/infiniband/$d/roce_rp
 		echo "$v" >"/sys/class/infiniband/$d/roce_np/enable" || return 1
-		echo "$v" >"$rp/enable" || return 1
-		if [ "$INC_RPG_TIME_RESET" -gt 0 ]; then
-			echo "$INC_RPG_TIME_RESET" >"$rp/rpg_time_reset" || return 1
-		fi
-		if [ "$INC_RRMP" -gt 0 ]; then
-			echo "$INC_RRMP" >"$rp/rate_reduce_monitor_period" || return 1
-		fi
+		echo "$v" >"/sys/class/infiniband/$d/roce_rp/enable" || return 1
 	done
 }
 
