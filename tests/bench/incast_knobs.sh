@@ -11,8 +11,9 @@
 # SET runs the incast for SRNIC_INCX_SECS seconds (default 8) and prints one
 # inc_report line "CFG SET: ...". A SET is "def" (srnic's defaults) or
 # comma-separated roce_rp knobs, e.g. rpg_time_reset=100000,rate_reduce_
-# monitor_period=20000; every set starts from the defaults of the knobs the
-# sets touch. README.md "DCQCN scaled to the fabric" has what it measured.
+# monitor_period=20000; every set starts from srnic's defaults (read from
+# the fresh devices). README.md "DCQCN scaled to the fabric" has what it
+# measured.
 set -u
 cd "$(dirname "$0")/../.." || exit 1
 . tests/vm/lib.sh
@@ -29,26 +30,25 @@ INC_OUT=$(mktemp -d)
 trap 'bg_cleanup >/dev/null 2>&1; fab_down' EXIT
 trap 'exit 130' INT TERM
 
-# the hosts' devices: senders and receiver
-DEVS="fb1x1 fb1x2 fb1x3 fb2x1 fb2x2 fb3x1 fb3x2 fb4x1 fb4x2"
 setk() { # KNOB VALUE on every host
 	local d
-	for d in $DEVS; do
+	for d in $(inc_devs); do
 		echo "$2" >"/sys/class/infiniband/$d/roce_rp/$1" || return 1
 	done
 }
-# srnic's defaults (kernel/srnic_dcqcn.c) of the knobs worth scaling
-declare -A DEF=([rpg_time_reset]=10000 [rate_reduce_monitor_period]=4000
-	[rpg_byte_reset]=1000000 [rpg_ai_rate]=1 [rpg_hai_rate]=5
-	[rpg_threshold]=5 [rpg_min_rate]=1 [rate_to_set_on_first_cnp]=0)
 
 srnic_load veth sch_htb sch_red cls_u32 || { echo "incast_knobs: srnic_load failed"; exit 1; }
 inc_up 2 20 "$ecn" || { echo "incast_knobs: inc_up failed"; exit 1; }
-inc_dcqcn on || exit 1
+# srnic's defaults: every roce_rp knob of a device nothing has changed yet
+declare -A DEF=()
+for f in /sys/class/infiniband/fb1x1/roce_rp/*; do
+	DEF[${f##*/}]=$(<"$f")
+done
 for set in "$@"; do
 	for k in "${!DEF[@]}"; do
 		setk "$k" "${DEF[$k]}" || exit 1
 	done
+	inc_dcqcn on || exit 1
 	if [ "$set" != def ]; then
 		IFS=, read -ra kv <<<"$set"
 		for x in "${kv[@]}"; do

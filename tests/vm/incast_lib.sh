@@ -25,6 +25,7 @@
 #                                 SPINES x MBIT below what the 6 remote
 #                                 flows would get of the receiver link,
 #                                 both are bottlenecks
+#   inc_devs                      the 9 hosts' srnic devices
 #   inc_dcqcn on|off              roce_np/enable, roce_rp/enable, all hosts
 #   inc_run SECS                  8 concurrent ib_send_bw (64 KiB, 1 QP,
 #                                 sleeping on CQ events: 8 polling clients
@@ -136,10 +137,15 @@ inc_spine_rate() {
 	done
 }
 
+# the srnic devices of the 9 hosts: the receiver's leaf, then the senders'
+inc_devs() {
+	echo $(seq -f 'fb1x%g' 3) $(seq -f 'fb2x%g' 2) $(seq -f 'fb3x%g' 2) $(seq -f 'fb4x%g' 2)
+}
+
 inc_dcqcn() {
 	local v=0 d
 	[ "$1" = on ] && v=1
-	for d in $(seq -f 'fb1x%g' 3) $(seq -f 'fb2x%g' 2) $(seq -f 'fb3x%g' 2) $(seq -f 'fb4x%g' 2); do
+	for d in $(inc_devs); do
 		echo "$v" >"/sys/class/infiniband/$d/roce_np/enable" || return 1
 		echo "$v" >"/sys/class/infiniband/$d/roce_rp/enable" || return 1
 	done
