@@ -84,7 +84,7 @@
 #define SRNIC_REPATH_MAX		32
 
 /* Device limits reported by query_device. */
-#define SRNIC_VENDOR_ID		0xffffff	/* no IEEE OUI: software device */
+/* SRNIC_VENDOR_ID: <uapi/rdma/srnic.h> (ECE in native mode uses it too) */
 #define SRNIC_VENDOR_PART_ID	0x5352		/* "SR" */
 #define SRNIC_HW_VER		1
 #define SRNIC_MAX_QP		0x10000

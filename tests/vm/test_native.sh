@@ -120,12 +120,13 @@ if [ -e /sys/module/vgem ]; then
 	t_from_output dmabuf_mr "$rc" "$(tagged "default mode, stock rxe provider" <<<"$out")"
 fi
 
-# native_prog PROG: tests/vm/PROG.c built in the guest, run on srnic0
-# (native mode) and on srnicd with "unsupported" (the stock rxe provider)
+# native_prog PROG [LIB...]: tests/vm/PROG.c built in the guest (with
+# libibverbs and LIBs), run on srnic0 (native mode) and on srnicd with
+# "unsupported" (the stock rxe provider)
 native_prog() {
 	local bin=/tmp/$1 out rc
 	t_check "build $1.c against libibverbs" \
-		cc -O2 -Wall -Werror -o "$bin" "tests/vm/$1.c" -libverbs
+		cc -O2 -Wall -Werror -o "$bin" "tests/vm/$1.c" -libverbs "${@:2}"
 	out=$(with_timeout 60 ip netns exec nsA "$bin" srnic0 "$G0" 2>&1)
 	rc=$?
 	t_from_output "$1" "$rc" "$(tagged native <<<"$out")"
@@ -139,6 +140,21 @@ native_prog rereg_mr
 # completion timestamps: the device clock and the wall clock in each
 # completion of an extended CQ; the stock provider beside it has neither
 native_prog cq_timestamp
+# ECE: ibv_query_ece/ibv_set_ece on srnic0 (the stock provider: neither);
+# then rdma_cm between srnic0 and srnic1: the CM REQ carries the client's
+# ECE (srnic's vendor id), each side's QP reports srnic's, a SEND arrives
+native_prog ece -lrdmacm
+ece_srv=$(mktemp)
+bg_start ece_pid timeout --kill-after=5 60 ip netns exec nsA /tmp/ece server 10.99.0.1 18531 \
+	>"$ece_srv" 2>&1
+ready pair_cm_listening
+out=$(with_timeout 60 ip netns exec nsB /tmp/ece client 10.99.0.1 18531 2>&1)
+rc=$?
+t_from_output ece "$rc" "$(tagged "rdma_cm client" <<<"$out")"
+wait "$ece_pid"
+rc=$?
+t_from_output ece "$rc" "$(tagged "rdma_cm server" <"$ece_srv")"
+rm -f "$ece_srv"
 t_eq "no ICRC errors" "$(counter srnic0 rcvd_icrc_err)" 0
 
 t_kernel_clean "no kernel warnings"

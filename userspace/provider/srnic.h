@@ -82,6 +82,11 @@ struct srnic_qp {
 	int wr_err;
 	/* DC (srnic_dc.c): SRNIC_DC_TYPE_DCI or _DCT, 0 for other QPs */
 	uint32_t dc_type;
+	/*
+	 * ECE: the options offered (SRNIC_ECE_OPTIONS) until ibv_set_ece,
+	 * then the ones it accepted; atomic, as ibv_query_ece may race it.
+	 */
+	uint32_t ece_options;
 };
 
 struct srnic_ah {
@@ -171,6 +176,8 @@ struct ibv_qp *srnic_open_qp(struct ibv_context *context,
 int srnic_destroy_qp(struct ibv_qp *ibqp);
 int srnic_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
 		    struct ibv_recv_wr **bad_wr);
+int srnic_query_ece(struct ibv_qp *ibqp, struct ibv_ece *ece);
+int srnic_set_ece(struct ibv_qp *ibqp, struct ibv_ece *ece);
 struct srnic_qp *srnic_qp_alloc(void);
 void srnic_qp_free(struct srnic_qp *qp);
 int srnic_qp_map(struct srnic_qp *qp, int cmd_fd,

@@ -263,6 +263,7 @@ static const struct verbs_context_ops srnic_ctx_ops = {
 	.post_send = srnic_post_send,
 	.post_srq_recv = srnic_post_srq_recv,
 	.query_device_ex = srnic_query_device_ex,
+	.query_ece = srnic_query_ece,
 	.query_port = srnic_query_port,
 	.query_qp = srnic_query_qp,
 	.query_rt_values = srnic_query_rt_values,
@@ -272,6 +273,7 @@ static const struct verbs_context_ops srnic_ctx_ops = {
 	.req_notify_cq = srnic_req_notify_cq,
 	.rereg_mr = srnic_rereg_mr,
 	.resize_cq = srnic_resize_cq,
+	.set_ece = srnic_set_ece,
 };
 
 static struct verbs_context *srnic_alloc_context(struct ibv_device *ibdev,

@@ -2,12 +2,14 @@
 /*
  * Queue pairs: creation maps the send queue and (without an SRQ) the
  * receive queue the kernel announces; query/modify/destroy are commands;
- * receive WRs go straight into the mapped ring.
+ * receive WRs go straight into the mapped ring; ECE is the QP's own state.
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <uapi/rdma/srnic.h>
 
 #include "srnic.h"
 
@@ -77,6 +79,7 @@ struct srnic_qp *srnic_qp_alloc(void)
 
 	if (!qp)
 		return NULL;
+	qp->ece_options = SRNIC_ECE_OPTIONS;
 	err = pthread_spin_init(&qp->sq_lock, PTHREAD_PROCESS_PRIVATE);
 	if (!err) {
 		err = pthread_spin_init(&qp->rq_lock, PTHREAD_PROCESS_PRIVATE);
@@ -301,6 +304,40 @@ int srnic_modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,
 			srnic_cq_clean(to_srnic_cq(ibqp->send_cq),
 				       ibqp->qp_num);
 	}
+	return 0;
+}
+
+/*
+ * ECE (Enhanced Connection Establishment): rdma_cm sends what
+ * ibv_query_ece says in the CM REQ (active side) and REP (passive side),
+ * and hands the peer's to ibv_set_ece. srnic's ECE vendor id is the
+ * device's; the options it takes are the requested ones it supports, none
+ * for another vendor's (a mixed fabric: nothing in common, not an error).
+ */
+int srnic_query_ece(struct ibv_qp *ibqp, struct ibv_ece *ece)
+{
+	struct srnic_qp *qp = to_srnic_qp(ibqp);
+
+	ece->vendor_id = SRNIC_VENDOR_ID;
+	ece->options = __atomic_load_n(&qp->ece_options, __ATOMIC_RELAXED);
+	ece->comp_mask = 0;
+	return 0;
+}
+
+int srnic_set_ece(struct ibv_qp *ibqp, struct ibv_ece *ece)
+{
+	struct srnic_qp *qp = to_srnic_qp(ibqp);
+	uint32_t options = 0;
+
+	/* no ibv_ece field beyond the three is defined */
+	if (ece->comp_mask) {
+		errno = EINVAL;
+		return EINVAL;
+	}
+	if (ece->vendor_id == SRNIC_VENDOR_ID)
+		options = ece->options & SRNIC_ECE_OPTIONS;
+	__atomic_store_n(&qp->ece_options, options, __ATOMIC_RELAXED);
+	ece->options = options;
 	return 0;
 }
 

@@ -81,6 +81,15 @@
 
 /* uverbs ABI version of a native-mode device (sysfs abi_version) */
 #define SRNIC_NATIVE_ABI_VERSION	16
+/*
+ * The vendor id query_device reports (no IEEE OUI: a software device) and
+ * native mode's ECE vendor_id (ibv_query_ece; rdma_cm carries it in the CM
+ * REQ and REP). SRNIC_ECE_OPTIONS: the ECE options srnic negotiates - none
+ * yet (every srnic behaviour works with any RoCEv2 peer), so ibv_set_ece
+ * answers any request with options 0 (docs/native-provider.md "ECE").
+ */
+#define SRNIC_VENDOR_ID		0xffffff
+#define SRNIC_ECE_OPTIONS	0u
 /* struct rxe_send_wr field that holds an XRC send WQE's remote SRQ number */
 #define SRNIC_XRC_SRQN_FIELD	reserved
 /* DC (native mode): the create-QP driver data of an IB_QPT_DRIVER QP */
