@@ -37,7 +37,7 @@ static int srnic_query_device(struct ib_device *ibdev,
 	memset(a, 0, sizeof(*a));
 	a->fw_ver = SRNIC_FW_VER;
 	a->sys_image_guid = ibdev->node_guid;
-	a->max_mr_size = U64_MAX;
+	a->max_mr_size = SRNIC_MR_MAX_SIZE;
 	a->page_size_cap = SRNIC_PAGE_SIZE_CAP;
 	a->vendor_id = SRNIC_VENDOR_ID;
 	a->vendor_part_id = SRNIC_VENDOR_PART_ID;

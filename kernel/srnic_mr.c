@@ -55,14 +55,7 @@ static int srnic_mr_check_table(unsigned int page_shift, u64 offset,
 	return 0;
 }
 
-/*
- * The most entries an MR's table may have: 2^26 (512 MiB of table, 256 GiB
- * in 4 KiB pages). User space sets the count (an ODP MR pins nothing, so
- * its length alone does), and kvmalloc() warns and fails above INT_MAX
- * bytes; a bigger MR is refused with ENOMEM, as a NIC out of translation
- * entries refuses it.
- */
-#define SRNIC_MR_MAX_BLOCKS	BIT(26)
+/* SRNIC_MR_MAX_BLOCKS: srnic_mr.h */
 /* tables sized by user space: charged to its memory cgroup, no warning */
 #define SRNIC_MR_TABLE_GFP	(GFP_KERNEL_ACCOUNT | __GFP_NOWARN)
 

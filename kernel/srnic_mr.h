@@ -36,6 +36,16 @@ struct sg_table;
 				 IB_ACCESS_MW_BIND)
 /* Block sizes of user MRs: every power of two from a page to 1 GiB. */
 #define SRNIC_MR_PGSZ_BITMAP	GENMASK(30, PAGE_SHIFT)
+/*
+ * The most entries an MR's table may have: 2^26 (512 MiB of table, 256 GiB
+ * in 4 KiB pages). User space sets the count (an ODP MR pins nothing, so
+ * its length alone does), and kvmalloc() warns and fails above INT_MAX
+ * bytes; a bigger MR is refused with ENOMEM, as a NIC out of translation
+ * entries refuses it. max_mr_size says so: the longest MR of any kind
+ * (pages of PAGE_SIZE) is SRNIC_MR_MAX_SIZE.
+ */
+#define SRNIC_MR_MAX_BLOCKS	BIT(26)
+#define SRNIC_MR_MAX_SIZE	((u64)SRNIC_MR_MAX_BLOCKS << PAGE_SHIFT)
 
 enum srnic_mr_type {
 	SRNIC_MR_DMA,		/* get_dma_mr: iova is a kernel VA */

@@ -12,8 +12,8 @@
 # inc_report line "CFG SET: ...". A SET is "def" (srnic's defaults) or
 # comma-separated roce_rp knobs, e.g. rpg_time_reset=100000,rate_reduce_
 # monitor_period=20000; every set starts from srnic's defaults (read from
-# the fresh devices). README.md "DCQCN scaled to the fabric" has what it
-# measured.
+# the fresh devices); with SRNIC_INCX_DUMP=1 also the rate samples.
+# README.md "DCQCN scaled to the fabric" has what it measured.
 set -u
 cd "$(dirname "$0")/../.." || exit 1
 . tests/vm/lib.sh
@@ -57,4 +57,6 @@ for set in "$@"; do
 	fi
 	inc_run "${SRNIC_INCX_SECS:-8}"
 	inc_report "CFG $set"
+	# SRNIC_INCX_DUMP=1: the samples too ("t r1 .. r8 e s g", MiB/s)
+	[ -z "${SRNIC_INCX_DUMP:-}" ] || sed 's/^/  /' "$INC_OUT/rate.dat"
 done

@@ -75,7 +75,8 @@ t_eq "ibv_devinfo fw_ver" "$(devinfo srnic0 fw_ver)" "$(cat /sys/module/srnic/ve
 t_eq "ibv_devinfo max_qp" "$(devinfo srnic0 max_qp)" "65536"
 t_eq "ibv_devinfo max_cqe" "$(devinfo srnic0 max_cqe)" "32767"
 t_eq "ibv_devinfo atomic_cap" "$(devinfo srnic0 atomic_cap)" "ATOMIC_HCA"
-t_eq "ibv_devinfo max_mr_size" "$(devinfo srnic0 max_mr_size)" "0xffffffffffffffff"
+# 2^26 translation entries of 4 KiB pages (a longer ODP MR fails: ENOMEM)
+t_eq "ibv_devinfo max_mr_size (256 GiB)" "$(devinfo srnic0 max_mr_size)" "0x4000000000"
 t_eq "ibv_devinfo sys_image_guid" "$(devinfo srnic0 sys_image_guid)" "$want_guid"
 t_check "ibv_devinfo -v lists the RoCEv2 IPv4 GID" \
 	bash -c "ibv_devinfo -v -d srnic0 | grep -E 'GID\[ *[0-9]+\]:.*::ffff:10.99.0.1, RoCE v2'"
