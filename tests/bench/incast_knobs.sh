@@ -11,11 +11,14 @@
 # SET runs the incast for SRNIC_INCX_SECS seconds (default 8) and prints one
 # inc_report line "CFG SET: ...". A SET is "def" (srnic's defaults) or
 # comma-separated roce_rp knobs, e.g. rpg_time_reset=100000,rate_reduce_
-# monitor_period=20000; every set starts from srnic's defaults (read from
+# monitor_period=20000 (roce_np's prefixed np., e.g. np.min_time_between_
+# cnps=10000); every set starts from srnic's defaults (read from
 # the fresh devices); with SRNIC_INCX_DUMP=1 also the rate samples.
 # README.md "DCQCN scaled to the fabric" has what it measured.
 set -u
 cd "$(dirname "$0")/../.." || exit 1
+# inc_dcqcn on leaves the knobs alone: every set says its own
+SRNIC_INC_RP_KNOBS=none
 . tests/vm/lib.sh
 . tests/vm/fabric_lib.sh
 . tests/vm/incast_lib.sh
@@ -30,10 +33,11 @@ INC_OUT=$(mktemp -d)
 trap 'bg_cleanup >/dev/null 2>&1; fab_down' EXIT
 trap 'exit 130' INT TERM
 
-setk() { # KNOB VALUE on every host
-	local d
+setk() { # [np.]KNOB VALUE on every host (roce_np's with np., else roce_rp's)
+	local d dir=roce_rp k=$1
+	[ "${k#np.}" = "$k" ] || { dir=roce_np; k=${k#np.}; }
 	for d in $(inc_devs); do
-		echo "$2" >"/sys/class/infiniband/$d/roce_rp/$1" || return 1
+		echo "$2" >"/sys/class/infiniband/$d/$dir/$k" || return 1
 	done
 }
 
@@ -43,6 +47,9 @@ inc_up 2 20 "$ecn" || { echo "incast_knobs: inc_up failed"; exit 1; }
 declare -A DEF=()
 for f in /sys/class/infiniband/fb1x1/roce_rp/*; do
 	DEF[${f##*/}]=$(<"$f")
+done
+for f in /sys/class/infiniband/fb1x1/roce_np/*; do
+	[ "${f##*/}" = enable ] || DEF[np.${f##*/}]=$(<"$f")
 done
 for set in "$@"; do
 	for k in "${!DEF[@]}"; do

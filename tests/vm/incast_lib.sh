@@ -26,7 +26,8 @@
 #                                 flows would get of the receiver link,
 #                                 both are bottlenecks
 #   inc_devs                      the 9 hosts' srnic devices
-#   inc_dcqcn on|off              roce_np/enable, roce_rp/enable, all hosts
+#   inc_dcqcn on|off              roce_np/enable, roce_rp/enable, all hosts;
+#                                 on: also $SRNIC_INC_RP_KNOBS (below)
 #   inc_run SECS                  8 concurrent ib_send_bw (64 KiB, 1 QP,
 #                                 sleeping on CQ events: 8 polling clients
 #                                 would starve the 2 vCPUs' softirq work)
@@ -142,12 +143,32 @@ inc_devs() {
 	echo $(seq -f 'fb1x%g' 3) $(seq -f 'fb2x%g' 2) $(seq -f 'fb3x%g' 2) $(seq -f 'fb4x%g' 2)
 }
 
+# DCQCN scaled to this fabric, as an operator scales a NIC's defaults to
+# the links: roce_rp KNOB=VALUE pairs inc_dcqcn on writes on every host
+# ("none": srnic's defaults). srnic's increase every 10 ms lets 8 flows add
+# 8 x rpg_ai_rate (1 Mb/s) = 40 % of a 20 Mbit/s link per 10 ms while a CNP
+# takes a queue-inflated round trip (up to 60 ms) to come back: the sum
+# overshoots, the 150 KiB buffers overflow and go-back-N throws away what
+# followed each drop (about half of what the receiver gets). An increase
+# every 50 ms, additive from the first period after a cut (rpg_threshold
+# 1, mlx5's default: a flow cut to rpg_min_rate climbs back without
+# waiting out 5 periods of fast recovery, which cannot raise a rate the cut
+# clamped its target to) - README.md "Incast on the fabric" has the sets
+# measured with tests/bench/incast_knobs.sh.
+SRNIC_INC_RP_KNOBS=${SRNIC_INC_RP_KNOBS:-rpg_time_reset=50000 rpg_threshold=1}
 inc_dcqcn() {
-	local v=0 d
+	local v=0 d kv
 	[ "$1" = on ] && v=1
 	for d in $(inc_devs); do
 		echo "$v" >"/sys/class/infiniband/$d/roce_np/enable" || return 1
 		echo "$v" >"/sys/class/infiniband/$d/roce_rp/enable" || return 1
+		if [ "$v" = 0 ] || [ "$SRNIC_INC_RP_KNOBS" = none ]; then
+			continue
+		fi
+		for kv in $SRNIC_INC_RP_KNOBS; do
+			echo "${kv#*=}" >"/sys/class/infiniband/$d/roce_rp/${kv%%=*}" ||
+				return 1
+		done
 	done
 }
 

@@ -9,24 +9,27 @@
 # when all send. Figures are taken over the samples in which all 8 flows
 # are under way.
 #   - tools/fabric.sh --incast refuses bad options with one line and exit 2
+# DCQCN on means srnic's with incast_lib.sh's fabric scaling
+# ($SRNIC_INC_RP_KNOBS: an increase every 50 ms, additive from the first
+# period after a cut; "none" runs srnic's defaults, whose figures README.md
+# "Incast on the fabric" keeps).
 #   - incast, DCQCN off, then on. On: no flow fails, CNPs sent and
-#     handled; the receiver link busy (median egress >= 0.8 x its rate);
-#     goodput (that egress x the share of the receiver's packets that were
-#     new, sample by sample) >= INC_T_GOODPUT x its rate (default 0.3;
-#     measured 0.42-0.57: NOT
-#     the issue's 0.8, see README.md "Incast on the fabric"); Jain's index
-#     of the 8 flows >= 0.9 (measured 0.99-1.0); qdisc drops <=
-#     INC_T_DROPS % (default 50; measured 24-26 %) and retransmissions <=
-#     INC_T_RETX % (default 85; measured 53-58 %: not the "much lower" the
-#     issue asks) of DCQCN off's; the guest's CPU is not the limit (>= 20 %
-#     idle while the flows send; measured 54-74 %)
+#     handled; the receiver link busy (median egress >= INC_T_BUSY x its
+#     rate, default 0.75; measured 0.86-0.92); goodput (that egress x the share of the
+#     receiver's packets that were new, sample by sample) >=
+#     INC_T_GOODPUT x its rate (default 0.7; measured 0.84-0.92, the
+#     issue's 0.8: the margin is for a slower or busier CI host); Jain's
+#     index of the 8 flows >= 0.9 (measured 1.0); qdisc drops <=
+#     INC_T_DROPS % (default 30; measured 8-15 %) and retransmissions <=
+#     INC_T_RETX % (default 40; measured 14-22 %) of DCQCN off's; the
+#     guest's CPU is not the limit (>= 20 % idle while the flows send)
 #   - two bottlenecks: every spine's link down to leaf 1 shaped to 5
 #     Mbit/s, so the 6 remote flows share 10 Mbit/s and the 2 local ones
 #     the rest of the receiver link. DCQCN off, then on. On: no flow
-#     fails, both bottlenecks busy (each >= 0.8 of its rate), the local
-#     flows get more than the remote ones (the spine links hold those),
-#     drops <= INC_T_DROPS % (measured 21-31 %) and retransmissions <=
-#     INC_T_RETX % (measured 34-37 %) of off's
+#     fails, both bottlenecks busy (each >= INC_T_BUSY of its rate;
+#     measured 0.89-0.90 and 0.96-1.0), the local flows get more than the remote ones
+#     (the spine links hold those), drops <= INC_T_DROPS % (measured 14 %)
+#     and retransmissions <= INC_T_RETX % (measured 17-21 %) of off's
 #   - nothing left: no fb* namespace, no srnic device; no kernel warnings
 set -u
 cd "$(dirname "$0")/../.." || exit 1
@@ -40,7 +43,8 @@ cd "$(dirname "$0")/../.." || exit 1
 RATE=20 ECN=5 SRATE=5 SECS=${INC_TEST_SECS:-8}
 # margins over what was measured (3-4 runs each, below): a CI host runs
 # this once, and DCQCN doing nothing gives ~100 %
-T_DROPS=${INC_T_DROPS:-50} T_RETX=${INC_T_RETX:-85} T_GOODPUT=${INC_T_GOODPUT:-0.3}
+T_DROPS=${INC_T_DROPS:-30} T_RETX=${INC_T_RETX:-40} T_GOODPUT=${INC_T_GOODPUT:-0.7}
+T_BUSY=${INC_T_BUSY:-0.75}
 INC_OUT=$(mktemp -d)
 # lib.sh's EXIT trap counts an early end; the fabric goes first
 trap 'rc=$?; fab_down; (exit $rc); _t_exit' EXIT
@@ -80,8 +84,8 @@ t_check "DCQCN on: all 8 flows under way together for >= 4 samples ($INC_WINDOW)
 	test "$INC_WINDOW" -ge 4
 t_check "DCQCN on: the receiver sent CNPs ($INC_CNP_SENT), the senders handled them ($INC_CNP_HANDLED)" \
 	test "$INC_CNP_SENT" -gt 0 -a "$INC_CNP_HANDLED" -gt 0
-t_check "DCQCN on: the receiver link busy ($INC_RX_STEADY >= 0.8 x $MIBS MiB/s)" \
-	ge "$INC_RX_STEADY" "$(awk -v c="$MIBS" 'BEGIN { print 0.8 * c }')"
+t_check "DCQCN on: the receiver link busy ($INC_RX_STEADY >= $T_BUSY x $MIBS MiB/s)" \
+	ge "$INC_RX_STEADY" "$(awk -v c="$MIBS" -v f="$T_BUSY" 'BEGIN { print f * c }')"
 t_check "DCQCN on: goodput $INC_GOODPUT MiB/s >= $T_GOODPUT x the receiver link's $MIBS MiB/s" \
 	ge "$INC_GOODPUT" "$(awk -v c="$MIBS" -v f="$T_GOODPUT" 'BEGIN { print f * c }')"
 t_check "DCQCN on: Jain's index of the 8 flows $INC_JAIN >= 0.9" ge "$INC_JAIN" 0.9
@@ -107,10 +111,10 @@ inc_run "$SECS"
 inc_report "two bottlenecks, DCQCN on"
 cp "$INC_OUT/rate.dat" "$INC_OUT/rate-two-on.dat"
 t_eq "two bottlenecks, DCQCN on: every flow sent and none failed" "$INC_FAILED" 0
-t_check "two bottlenecks, DCQCN on: the receiver link busy ($INC_RX_STEADY >= 0.8 x $MIBS MiB/s)" \
-	ge "$INC_RX_STEADY" "$(awk -v c="$MIBS" 'BEGIN { print 0.8 * c }')"
-t_check "two bottlenecks, DCQCN on: the spine links into leaf 1 busy ($INC_SP_STEADY >= 0.8 x $SMIBS MiB/s)" \
-	ge "$INC_SP_STEADY" "$(awk -v c="$SMIBS" 'BEGIN { print 0.8 * c }')"
+t_check "two bottlenecks, DCQCN on: the receiver link busy ($INC_RX_STEADY >= $T_BUSY x $MIBS MiB/s)" \
+	ge "$INC_RX_STEADY" "$(awk -v c="$MIBS" -v f="$T_BUSY" 'BEGIN { print f * c }')"
+t_check "two bottlenecks, DCQCN on: the spine links into leaf 1 busy ($INC_SP_STEADY >= $T_BUSY x $SMIBS MiB/s)" \
+	ge "$INC_SP_STEADY" "$(awk -v c="$SMIBS" -v f="$T_BUSY" 'BEGIN { print f * c }')"
 LOCAL=$(awk -v a="${INC_BW[1]}" -v b="${INC_BW[2]}" 'BEGIN { print (a + b) / 2 }')
 REMOTE=$(printf '%s\n' "${INC_BW[@]:3:6}" | awk '{ s += $1 } END { print s / NR }')
 t_check "two bottlenecks, DCQCN on: the local flows get more than the remote ones ($LOCAL vs $REMOTE MiB/s each)" \

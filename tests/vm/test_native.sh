@@ -145,6 +145,7 @@ native_prog cq_timestamp
 # ECE (srnic's vendor id), each side's QP reports srnic's, a SEND arrives
 native_prog ece -lrdmacm
 ece_srv=$(mktemp)
+ece_pid=
 bg_start ece_pid timeout --kill-after=5 60 ip netns exec nsA /tmp/ece server 10.99.0.1 18531 \
 	>"$ece_srv" 2>&1
 ready pair_cm_listening
