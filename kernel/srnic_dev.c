@@ -589,11 +589,15 @@ int srnic_dev_add(const char *name, struct net_device *ndev,
 	if (err)
 		goto err_dealloc;
 
+	/*
+	 * Sets the ops: from here ib_dealloc_device() calls
+	 * srnic_dealloc_driver(), which undoes all of the above.
+	 */
 	srnic_dev_init_ibdev(sdev, ndev, mode);
 
 	err = ib_device_set_netdev(ibdev, ndev, SRNIC_PORT_NUM);
 	if (err)
-		goto err_net_put;
+		goto err_dealloc_driver;
 
 	/* NULL dma_device: ib_core's virtual DMA (addresses are kernel VAs). */
 	err = ib_register_device(ibdev, name, NULL);
@@ -601,7 +605,7 @@ int srnic_dev_add(const char *name, struct net_device *ndev,
 	if (err == -ENFILE)
 		err = srnic_dev_name_taken(name);
 	if (err)
-		goto err_net_put;
+		goto err_dealloc_driver;
 
 	err = srnic_dev_go_live(sdev, name);
 	if (err)
@@ -615,8 +619,10 @@ int srnic_dev_add(const char *name, struct net_device *ndev,
 		   SRNIC_PROVIDER_RXE);
 	return 0;
 
-err_net_put:
-	srnic_net_put(sdev);
+err_dealloc_driver:
+	/* srnic_dealloc_driver(): the namespace, tables and netdev reference */
+	ib_dealloc_device(ibdev);
+	return err;
 err_dealloc:
 	netdev_put(ndev, &sdev->ndev_tracker);
 	srnic_dev_fini_tables(sdev);
