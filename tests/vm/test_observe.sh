@@ -236,21 +236,45 @@ ge "srnic_qp_state: data-path errors move QPs RTS->ERR" \
 echo "== part 4 at ${SECONDS}s"
 # The README's one-liners, each checked on its output.
 
-# bt NAME PROGRAM: start bpftrace in the background (output in $W/NAME.out)
+# bt NAME PROGRAM TICK: start bpftrace in the background (output in
+# $W/NAME.out, unbuffered). Besides PROGRAM it prints "--- tick" and the maps
+# TICK names (print(@m); ...) every second, and "--- end" before the maps it
+# prints at exit: what is checked is the last block with maps in it (bt_maps),
+# so the counts do not depend on bpftrace's exit, which under TCG on a loaded
+# host can take minutes (CI once saw one still running 180 s after SIGINT,
+# and once a run whose output held no maps to check).
 bt() {
 	: >"$W/$1.out"
-	bg_start "$1" bash -c "exec timeout -s INT 600 bpftrace -e '$2' >'$W/$1.out' 2>&1"
+	bg_start "$1" bash -c "exec timeout -s INT 600 bpftrace -B none -e '$2
+interval:s:1 { printf(\"--- tick\\n\"); $3 }
+END { printf(\"--- end\\n\"); }' >'$W/$1.out' 2>&1"
 }
 bt_attached() { wait_for 90 grep -q '^Attaching' "$W/$1.out"; }
+bt_ticks() { grep -c '^--- tick$' "$W/$1.out"; }
+# bt_settle NAME...: two more ticks printed by each, so their last tick
+# holds every event of the traffic that ended before the call
+bt_settle() {
+	local b n
+	for b; do
+		n=$(bt_ticks "$b")
+		wait_for 30 bash -c "[ \"\$(grep -c '^--- tick\$' '$W/$b.out')\" -ge $((n + 2)) ]" ||
+			echo "info bpftrace $b: no new tick in 30 s"
+	done
+}
+# bt_maps NAME: the last block of the output that has map lines in it (the
+# maps printed at exit, or the last tick's when the exit did not print them)
+bt_maps() {
+	awk '/^--- (tick|end)$/ { if (has) last = cur; cur = ""; has = 0; next }
+		{ cur = cur $0 "\n"; if (/^@/) has = 1 }
+		END { if (has) last = cur; printf "%s", last }' "$W/$1.out"
+}
 # bt_stop PID...: SIGINT makes bpftrace print its maps and exit. All are
 # signalled at once and share one deadline: under TCG on a loaded host a
-# bpftrace takes tens of seconds to detach and free its programs after
-# printing, and once in CI one was still running 180 s after printing its
-# maps. What srnic owes is that its tracepoints leave nothing stuck: one still
-# running after 120 s has its state and kernel stack logged (the lead for
-# the next look) and gets SIGKILL; it must then be gone within 60 s (a task
-# stuck in the kernel, which SIGKILL cannot end, fails). Its maps are checked
-# by the caller either way.
+# bpftrace takes tens of seconds to detach and free its programs. What srnic
+# owes is that its tracepoints leave nothing stuck: one still running after
+# 120 s has its state and kernel stack logged (the lead for the next look)
+# and gets SIGKILL; it must then be gone within 60 s (a task stuck in the
+# kernel, which SIGKILL cannot end, fails). The caller checks bt_maps.
 bt_stop() {
 	local p c slow=0
 	for p; do kill -INT "$p" 2>/dev/null; done
@@ -275,33 +299,39 @@ command -v bpftrace >/dev/null && have_bt=1
 if [ -n "$have_bt" ]; then
 	# All four start at once (bpftrace's startup is slow under TCG); the
 	# fourth one counts retransmissions in part 5.
-	bt bt1 'tracepoint:srnic:srnic_pkt_tx { @pkts[args->opcode] = count(); }'
+	bt bt1 'tracepoint:srnic:srnic_pkt_tx { @pkts[args->opcode] = count(); }' 'print(@pkts);'
 	bt bt2 'tracepoint:srnic:srnic_wqe_post { @t[args->dev, args->qpn, args->wr_id] = nsecs; }
 tracepoint:srnic:srnic_wqe_done /!args->is_recv && @t[args->dev, args->qpn, args->wr_id]/ {
 @usecs = hist((nsecs - @t[args->dev, args->qpn, args->wr_id]) / 1000); @n = count();
-delete(@t[args->dev, args->qpn, args->wr_id]); }'
-	bt bt3 'tracepoint:srnic:srnic_pkt_rx { @bytes[args->dev, args->qpn] = sum(args->len); }'
-	bt bt4 'tracepoint:srnic:srnic_retransmit { @retx[args->cause] = count(); }'
+delete(@t[args->dev, args->qpn, args->wr_id]); }' 'print(@usecs); print(@n);'
+	bt bt3 'tracepoint:srnic:srnic_pkt_rx { @bytes[args->dev, args->qpn] = sum(args->len); }' \
+		'print(@bytes);'
+	bt bt4 'tracepoint:srnic:srnic_retransmit { @retx[args->cause] = count(); }' 'print(@retx);'
 	for b in bt1 bt2 bt3 bt4; do
 		t_check "bpftrace $b attached" bt_attached "$b"
 	done
 	pair "ibv_rc_pingpong 4 KiB x 100 under bpftrace" \
 		ibv_rc_pingpong -d srnic0 -g "$G0" -n 100 -s 4096 -c -- \
 		ibv_rc_pingpong -d srnic1 -g "$G1" -n 100 -s 4096 -c 10.99.0.1
+	bt_settle bt1 bt2 bt3
 	bt_stop "$bt1" "$bt2" "$bt3"
-	for b in bt1 bt2 bt3; do sed "s/^/  | $b: /" "$W/$b.out"; done
+	for b in bt1 bt2 bt3; do
+		bt_maps "$b" >"$W/$b.maps"
+		echo "info bpftrace $b: $(bt_ticks "$b") ticks, $(grep -c '^--- end$' "$W/$b.out") end; its last maps:"
+		sed "s/^/  | $b: /" "$W/$b.maps"
+	done
 	# 100 messages of 4 KiB each way: FIRST, 2 MIDDLE, LAST per message
-	n() { sed -n "s/^@$2: \([0-9]*\)$/\1/p" "$W/$1.out"; }
+	n() { sed -n "s/^@$2: \([0-9]*\)$/\1/p" "$W/$1.maps"; }
 	ge "bpftrace: pkt_tx RC_SEND_FIRST per opcode" "$(n bt1 'pkts\[0\]')" 200
 	ge "bpftrace: pkt_tx RC_SEND_MIDDLE per opcode" "$(n bt1 'pkts\[1\]')" 400
 	ge "bpftrace: pkt_tx RC_SEND_LAST per opcode" "$(n bt1 'pkts\[2\]')" 200
 	gt "bpftrace: pkt_tx RC_ACKNOWLEDGE per opcode" "$(n bt1 'pkts\[17\]')" 0
 	ge "bpftrace: post-to-completion latencies counted" "$(n bt2 n)" 200
-	t_check "bpftrace: latency histogram printed" grep -q '^@usecs:' "$W/bt2.out"
-	t_check "bpftrace: latency histogram has buckets" grep -qE '^\[[0-9]+[KM]?, [0-9]+[KM]?\)' "$W/bt2.out"
+	t_check "bpftrace: latency histogram printed" grep -q '^@usecs:' "$W/bt2.maps"
+	t_check "bpftrace: latency histogram has buckets" grep -qE '^\[[0-9]+[KM]?, [0-9]+[KM]?\)' "$W/bt2.maps"
 	# each QP received 100 x 4096 B of SEND payload (more if resent)
 	t_eq "bpftrace: received payload per QP (2 QPs, >= 409600 B each)" \
-		"$(awk '/^@bytes\[[01], [0-9]+\]: / && $3 >= 409600 { n++ } END { print n + 0 }' "$W/bt3.out")" 2
+		"$(awk '/^@bytes\[[01], [0-9]+\]: / && $3 >= 409600 { n++ } END { print n + 0 }' "$W/bt3.maps")" 2
 else
 	t_fail "bpftrace installed" "tools/setup.sh installs it"
 fi
@@ -339,7 +369,10 @@ t_eq "ib_write_bw -D 8 under 3% loss (client, server exit)" "$rc_c $rc_s" "0 0"
 pair "ib_read_bw 64 KiB x 20 under 3% loss" \
 	ib_read_bw -d srnic0 -x "$G0" -s 65536 -n 20 -F -- \
 	ib_read_bw -d srnic1 -x "$G1" -s 65536 -n 20 -F 10.99.0.1
-[ -n "$have_bt" ] && bt_stop "$bt4"
+if [ -n "$have_bt" ]; then
+	bt_settle bt4
+	bt_stop "$bt4"
+fi
 trace_stop "$W/loss.trace"
 t_eq "trace buffer kept every event" "$(trace_overruns)" 0
 tc -n nsA qdisc del dev vethA root
@@ -361,9 +394,11 @@ gt "srnic_nak: sequence NAKs received" "$(grep -c 'srnic_nak: .* rx psn_seq_err'
 ge "srnic_nak tx events == send_seq_err" \
 	"$(grep -c 'srnic_nak: dev=0 .* tx psn_seq_err' "$f")" "$(delta S srnic0 send_seq_err)"
 if [ -n "$have_bt" ]; then
-	sed 's/^/  | bt4: /' "$W/bt4.out"
+	bt_maps bt4 >"$W/bt4.maps"
+	echo "info bpftrace bt4: $(bt_ticks bt4) ticks, $(grep -c '^--- end$' "$W/bt4.out") end; its last maps:"
+	sed 's/^/  | bt4: /' "$W/bt4.maps"
 	gt "bpftrace: retransmits by cause (timeout)" \
-		"$(sed -n 's/^@retx\[0\]: \([0-9]*\)$/\1/p' "$W/bt4.out")" 0
+		"$(sed -n 's/^@retx\[0\]: \([0-9]*\)$/\1/p' "$W/bt4.maps")" 0
 fi
 
 echo "== done at ${SECONDS}s"
