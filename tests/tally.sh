@@ -49,6 +49,18 @@ tally() {
 		$((SECONDS - t0)))")
 }
 
+# tally_suite_lines PREFIX LOG: a summary line for each test that
+# tests/vm/suite.sh ran in LOG's guest ("suite: NAME N passed, N failed (S s)"),
+# indented under the suite's own line and named PREFIXNAME (its counts are
+# in the suite's)
+tally_suite_lines() {
+	local line
+	while IFS= read -r line; do
+		TALLY_LINES+=("$(sed -E 's/^suite: ([^ ]+) ([0-9]+) passed, ([0-9]+) failed \(([0-9]+) s\)$/\1 \2 \3 \4/' <<<"$line" |
+			{ read -r n p f t; printf '  %-14s %4d passed, %d failed (%d s)' "$1$n" "$p" "$f" "$t"; })")
+	done < <(grep -aE '^suite: [^ ]+ [0-9]+ passed, [0-9]+ failed \([0-9]+ s\)$' "$2")
+}
+
 # tally_failures: print the kept FAIL lines, if any, under "=== failures"
 tally_failures() {
 	[ ${#TALLY_FAILS[@]} -gt 0 ] || return 0

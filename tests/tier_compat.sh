@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
-# Compat tier: srnic on kernels other than Debian 12's 6.1, each in its own
-# QEMU guest booting the kernel the module was built for (tests/vm/vmrun
-# picks it from srnic.ko's vermagic):
+# Compat tier: srnic on kernels other than Debian 12's 6.1, in QEMU guests
+# booting the kernel the module was built for (tests/vm/vmrun picks it from
+# srnic.ko's vermagic), one boot per kernel for its list (tests/vm/suite.sh)
+# but for the tests that ask for single-threaded TCG (test_dc_cnp.sh):
 #   6.12 (bookworm-backports)  test_lifecycle.sh, test_verbs.sh,
 #                              test_rdmacore56.sh (rdma-core 56 tools),
 #                              test_native.sh, test_xrc.sh, test_odp.sh,
@@ -52,10 +53,25 @@ while read -r k _; do
 	esac
 done < <(tools/kernels.sh list)
 
-# run_on KVER NAME SCRIPT...: build srnic.ko for KVER, run each SCRIPT in
-# its own guest, check each guest booted KVER.
+# _run_one KVER NAME VMRUN-ARGS...: one guest, tallied as NAME; it must boot KVER
+_run_one() {
+	local k=$1 name=$2 log
+	shift 2
+	log=$logdir/$k-${name#*/}.log
+	tally "$name" "$log" tests/vm/vmrun "$@"
+	if grep -q "^vmrun: kernel $k " "$log"; then
+		ok "$name: the guest booted $k"
+	else
+		ko "$name: the guest booted $k"
+	fi
+}
+
+# run_on KVER NAME SCRIPT...: build srnic.ko for KVER, run the SCRIPTs in
+# one guest (tests/vm/suite.sh: a boot per kernel, not per test), those
+# that ask for single-threaded TCG ("# vmrun-tcg: single") each in its own;
+# check each guest booted KVER.
 run_on() {
-	local k=$1 name=$2 t n t0
+	local k=$1 name=$2 t t0 multi=()
 	shift 2
 	if [ -z "$k" ]; then
 		ko "$name kernel present (tools/kernels.sh setup)"
@@ -75,14 +91,17 @@ run_on() {
 	# userspace test helpers (rc_xfer.py, ...) need nothing built; the
 	# stock tools are the host's rdma-core
 	for t in "$@"; do
-		n=$(basename "$t" .sh)
-		tally "$name/$n" "$logdir/$k-$n.log" tests/vm/vmrun --timeout 900 "$t"
-		if grep -q "^vmrun: kernel $k " "$logdir/$k-$n.log"; then
-			ok "$name/$n: the guest booted $k"
+		if grep -q '^# vmrun-tcg: *single' "$t"; then
+			_run_one "$k" "$name/$(basename "$t" .sh)" --timeout 900 "$t"
 		else
-			ko "$name/$n: the guest booted $k"
+			multi+=("$t")
 		fi
 	done
+	if [ ${#multi[@]} -gt 0 ]; then
+		_run_one "$k" "$name/suite" --timeout $((120 * ${#multi[@]} + 300)) \
+			tests/vm/suite.sh "${multi[@]}"
+		tally_suite_lines "$name/" "$logdir/$k-suite.log"
+	fi
 	echo "compat: $name ($k): $(( $(now) - t0 )) s"
 }
 

@@ -25,9 +25,22 @@ tests/vm/hwsim/build.sh "$(make -s --no-print-directory kernelrelease)" \
 	echo "tier_vm: tests/vm/hwsim/build.sh failed (see $logdir/hwsim-build.log)"
 
 tally harness "$logdir/harness.log" tests/vm/test_harness.sh
+# These run one after another in one guest (tests/vm/suite.sh: a boot, 5-8 s
+# under TCG, for all of them, and what a failed one leaves is cleared before
+# the next); the rest, each in its own: the single-threaded TCG ones, the
+# two-guest ones and those with long runs of their own.
+shared=(test_cq test_dc test_dc_loss test_dc_wire test_fabric test_hwnic
+	test_ipv6 test_lifecycle test_mcast test_mr test_native test_nvmeof
+	test_odp test_revoke test_ring_fuzz test_scale test_xrc)
+shared_paths=()
+for n in "${shared[@]}"; do shared_paths+=("tests/vm/$n.sh"); done
+tally shared "$logdir/shared.log" tests/vm/vmrun --timeout $((120 * ${#shared[@]} + 300)) \
+	tests/vm/suite.sh "${shared_paths[@]}"
+tally_suite_lines "" "$logdir/shared.log"
 for t in tests/vm/test_*.sh; do
 	[ "$t" = tests/vm/test_harness.sh ] && continue
 	n=$(basename "$t" .sh)
+	[[ " ${shared[*]} " == *" $n "* ]] && continue
 	# rdma-core 56 (Debian 13's userspace) is tested with Debian 13's
 	# kernel line, 6.12, in the compat tier: here it cost ~65 s CI's
 	# 60-minute budget has no room for (SRNIC_VM_RDMACORE56=1 runs it)
