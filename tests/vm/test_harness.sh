@@ -12,7 +12,7 @@
 #    dies again), one that dies after is not; a script's "# vmrun-tcg:
 #    single" line reaches qemu's -accel, VMRUN_TCG and --tcg override it, a
 #    bad mode is a one-line error
-# 3. --timeout 20 on a script sleeping 600 s: exit 124 within 40 s, and no
+# 3. --timeout 10 on a script sleeping 600 s: exit 124 within 30 s, and no
 #    qemu of that run is left (pgrep -f on the run's unique VMRUN_TAG)
 # 4. --pair: guests a and b ping each other over their link and exchange a
 #    file through VMRUN_SYNC
@@ -125,18 +125,18 @@ else
 	t_fail "a panic after the script started: exit 125, not booted again" "exit $rc"
 fi
 
-# 3. timeout: exit 124 within 40 s, nothing left behind
+# 3. timeout: exit 124 within 30 s, nothing left behind
 tag=harness-$$-$RANDOM
 printf 'echo sleeping\nsleep 600\n' >"$TMP/sleep.sh"
-VMRUN_TAG=$tag run_vm "$TMP/timeout.log" --timeout 20 "$TMP/sleep.sh"
+VMRUN_TAG=$tag run_vm "$TMP/timeout.log" --timeout 10 "$TMP/sleep.sh"
 left=$(pgrep -f "vmrun-$tag" || true)
 dirs=$(compgen -G "/tmp/vmrun.$tag.*" || true)
-if [ "$rc" = 124 ] && awk -v s="$secs" 'BEGIN { exit !(s < 40) }' &&
+if [ "$rc" = 124 ] && awk -v s="$secs" 'BEGIN { exit !(s < 30) }' &&
    [ -z "$left" ] && [ -z "$dirs" ] && grep -q TIMEOUT "$TMP/timeout.log"; then
-	t_ok "--timeout 20 -> exit 124 in ${secs}s, no qemu or run dir left"
+	t_ok "--timeout 10 -> exit 124 in ${secs}s, no qemu or run dir left"
 else
 	show_log "$TMP/timeout.log"
-	t_fail "--timeout 20" "exit $rc after ${secs}s; left pids '$left' dirs '$dirs'"
+	t_fail "--timeout 10" "exit $rc after ${secs}s; left pids '$left' dirs '$dirs'"
 	[ -z "$left" ] || kill -KILL $left 2>/dev/null
 fi
 

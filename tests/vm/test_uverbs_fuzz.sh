@@ -12,7 +12,7 @@
 #     out): each call fails and the QP keeps its state; a group attached
 #     under two MLIDs detaches twice and its QP is destroyed (it leaked
 #     before the fix); a type 1 MW bind completes;
-#   two runs of 6 threads, $SECS (30) s each: the fixed seed 1, then a
+#   two runs of 6 threads, $SECS (20) s each: the fixed seed 1, then a
 #     random one (printed; SRNIC_UVERBS_FUZZ_SEED replays it,
 #     SRNIC_UVERBS_FUZZ_SECS and _THREADS change the defaults): each verb
 #     class succeeded and failed, every object left is destroyed; then
@@ -32,7 +32,7 @@ cd "$(dirname "$0")/../.." || exit 1
 
 BIN=/tmp/uverbs_fuzz
 LOG=/tmp/uverbs_fuzz.log
-SECS=${SRNIC_UVERBS_FUZZ_SECS:-30}
+SECS=${SRNIC_UVERBS_FUZZ_SECS:-20}
 THREADS=${SRNIC_UVERBS_FUZZ_THREADS:-6}
 RAND_SEED=${SRNIC_UVERBS_FUZZ_SEED:-$(date +%s%N)}
 
