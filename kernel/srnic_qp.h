@@ -149,6 +149,7 @@ struct srnic_rd_atomic {
 	u64			pd_serial;	/* srnic_pd_serial() of @pd */
 	u64			atomic_orig;	/* value returned by the atomic */
 	u8			atomic_status;	/* AETH syndrome of the atomic */
+	bool			sent;		/* every response left once */
 };
 
 /**

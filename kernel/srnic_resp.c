@@ -450,12 +450,32 @@ static int srnic_resp_write(struct srnic_qp *qp, struct srnic_pkt *pkt)
 	return 0;
 }
 
-/* Is there a replay entry for one more READ or atomic? */
+/*
+ * Is there a replay entry for one more READ or atomic? The oldest one
+ * (@rd_next) is taken unless its responses are still queued. If it is
+ * being sent again - a duplicate request, or a stale copy of one, restarted
+ * it - it gives way: a requester keeps at most max_dest_rd_atomic READs and
+ * atomics outstanding, so one that asks for one more is done with the
+ * oldest, whose responses all left once. Its replay stops there; the
+ * entries after it are still sent. Never answered whole, it is not given up:
+ * the request is one too many (invalid-request NAK).
+ */
 static bool srnic_resp_rd_free(struct srnic_qp *qp)
 {
-	/* Never overwrite an entry whose responses are still queued. */
-	return qp->resp.rd_count &&
-	       !(qp->resp.tx_busy && qp->resp.rd_next == qp->resp.tx_head);
+	u32 n = qp->resp.rd_count;
+
+	lockdep_assert_held(&qp->resp_lock);
+	if (!n)
+		return false;
+	if (!(qp->resp.tx_busy && qp->resp.rd_next == qp->resp.tx_head))
+		return true;
+	if (!qp->resp.rd[qp->resp.rd_next].sent)
+		return false;
+	qp->resp.tx_head = (qp->resp.tx_head + 1) % n;
+	qp->resp.tx_sent = 0;
+	if (qp->resp.tx_head == qp->resp.rd_next)
+		qp->resp.tx_busy = false;	/* it was the only one */
+	return true;
 }
 
 static struct srnic_rd_atomic *srnic_resp_rd_alloc(struct srnic_qp *qp)
@@ -1094,6 +1114,7 @@ static bool srnic_resp_tx(struct srnic_qp *qp, struct srnic_tx_run *run)
 		rd = &qp->resp.rd[qp->resp.tx_head];
 		skb = srnic_resp_build(qp, rd, &done, &pad);
 		if (done) {
+			rd->sent = true;
 			qp->resp.tx_head = (qp->resp.tx_head + 1) %
 					   qp->resp.rd_count;
 			qp->resp.tx_sent = 0;

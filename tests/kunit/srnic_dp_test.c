@@ -23,7 +23,9 @@
  * Covered: SEND into a posted receive (across a PSN wrap), RDMA WRITE,
  * RDMA READ, both atomics, an ACK completing the requester's WQE, a PSN
  * sequence NAK and the go-back-N that follows, duplicate SEND and READ
- * requests, reordered SEND packets and READ responses, ACKs and NAKs
+ * requests, a stale copy of the oldest READ of a full replay table
+ * replayed while a new READ comes (the new one takes its entry), reordered
+ * SEND packets and READ responses, ACKs and NAKs
  * outside the window (dropped and counted), bad ICRC and truncated packets
  * (dropped and counted), a remote access error taking both QPs to ERR, a
  * QP moved to ERR between the packets of a stream, RNR NAK and the RNR
@@ -1255,6 +1257,86 @@ static void srnic_dp_read_reordered(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, ctx->buf[SRNIC_DP_A][3000], 0);
 }
 
+/* Store path MTU @mtu on QP @i, as modify_qp would have at RTR. */
+static void srnic_dp_set_pmtu(struct srnic_dp_ctx *ctx, int i,
+			      enum ib_mtu mtu)
+{
+	struct srnic_qp *qp = to_srnic_qp(ctx->qp[i]);
+
+	spin_lock_bh(&qp->state_lock);
+	qp->attr.path_mtu = mtu;
+	spin_unlock_bh(&qp->state_lock);
+}
+
+/*
+ * A stale copy of the oldest READ in a full replay table (max_dest_rd_atomic
+ * 4) arrives after the requester completed all four: the responder replays
+ * it, and while its responses are still going out (16 held on the wire stop
+ * the TX side) the requester, free to, asks for a fifth READ. That READ
+ * takes the oldest entry - the requester is done with it - and completes
+ * with its data; before, the entry being replayed was taken as still
+ * queued: the fifth READ got an invalid-request NAK and both QPs failed.
+ */
+static void srnic_dp_stale_read_full_table(struct kunit *test)
+{
+	struct srnic_dp_ctx *ctx = test->priv;
+	struct srnic_kw_wire *w = ctx->kd.wire;
+	struct sk_buff *req[4], *stale, *p[17];
+	struct ib_wc wc[4];
+	int i;
+
+	/* 8 KiB READs of 32 responses each: more than the TX side's 16 */
+	srnic_dp_set_pmtu(ctx, SRNIC_DP_A, IB_MTU_256);
+	srnic_dp_set_pmtu(ctx, SRNIC_DP_B, IB_MTU_256);
+	srnic_dp_fill(ctx, SRNIC_DP_B, 0, 8192 + 256, 47);
+	WRITE_ONCE(w->hold, true);
+	for (i = 0; i < 4; i++)
+		srnic_dp_post(test, ctx, SRNIC_DP_A, IB_WR_RDMA_READ, 120 + i,
+			      0, 8192, 0, 0, 0);
+	srnic_dp_take(test, w, req, 4);
+	stale = srnic_kw_copy(test, req[0]);
+	for (i = 0; i < 4; i++)
+		srnic_kw_inject(w, req[i]);
+	srnic_kw_release(w);
+	KUNIT_ASSERT_TRUE(test, srnic_kw_settle(w));
+	KUNIT_ASSERT_EQ(test, srnic_dp_poll(ctx, SRNIC_DP_A, wc, 4), 4);
+	for (i = 0; i < 4; i++)
+		srnic_dp_expect_wc(test, &wc[i], 120 + i, IB_WC_RDMA_READ, 8192);
+	SRNIC_DP_EXPECT_MEMEQ(test, ctx->buf[SRNIC_DP_A], ctx->buf[SRNIC_DP_B],
+			      8192);
+
+	/* the stale copy: its replay stops after 16 responses, held */
+	WRITE_ONCE(w->hold, true);
+	srnic_kw_inject(w, stale);
+	KUNIT_ASSERT_EQ(test, srnic_kw_wait_held(w, 16), 16);
+	KUNIT_EXPECT_EQ(test, srnic_dp_cnt(ctx, SRNIC_CNT_DUP_REQUEST), 1);
+
+	/* a fifth READ, delivered while the replay waits */
+	srnic_dp_post(test, ctx, SRNIC_DP_A, IB_WR_RDMA_READ, 130, 8192, 256,
+		      8192, 0, 0);
+	srnic_dp_take(test, w, p, 17);
+	KUNIT_EXPECT_EQ(test, srnic_kw_opcode(p[16]),
+			IB_OPCODE_RC_RDMA_READ_REQUEST);
+	srnic_kw_inject(w, p[16]);
+	KUNIT_ASSERT_TRUE(test, srnic_kw_settle(w));
+	KUNIT_EXPECT_EQ(test, srnic_dp_cnt(ctx, SRNIC_CNT_INV_REQ_NAK_SENT), 0);
+
+	/* the replayed responses (duplicates to A), then the rest */
+	for (i = 0; i < 16; i++)
+		srnic_kw_inject(w, p[i]);
+	srnic_kw_release(w);
+	KUNIT_ASSERT_TRUE(test, srnic_kw_settle(w));
+	KUNIT_ASSERT_EQ(test, srnic_dp_poll(ctx, SRNIC_DP_A, wc, 1), 1);
+	KUNIT_EXPECT_EQ(test, wc[0].status, IB_WC_SUCCESS);
+	srnic_dp_expect_wc(test, &wc[0], 130, IB_WC_RDMA_READ, 256);
+	SRNIC_DP_EXPECT_MEMEQ(test, ctx->buf[SRNIC_DP_A] + 8192,
+			      ctx->buf[SRNIC_DP_B] + 8192, 256);
+	KUNIT_ASSERT_TRUE(test, srnic_kw_settle(w));
+	srnic_dp_expect_no_wc(test, ctx, SRNIC_DP_A);
+	KUNIT_EXPECT_EQ(test, srnic_dp_qp_state(ctx, SRNIC_DP_A), IB_QPS_RTS);
+	KUNIT_EXPECT_EQ(test, srnic_dp_qp_state(ctx, SRNIC_DP_B), IB_QPS_RTS);
+}
+
 /*
  * A WRITE with a wrong rkey: B NAKs it (remote access error) and goes to
  * the error state, flushing its receive; A completes the WRITE with
@@ -1997,6 +2079,7 @@ static struct kunit_case srnic_dp_cases[] = {
 	KUNIT_CASE(srnic_dp_seq_nak),
 	KUNIT_CASE(srnic_dp_duplicate_send),
 	KUNIT_CASE(srnic_dp_duplicate_read),
+	KUNIT_CASE(srnic_dp_stale_read_full_table),
 	KUNIT_CASE(srnic_dp_send_reordered),
 	KUNIT_CASE(srnic_dp_write_gbn_rounds),
 	KUNIT_CASE(srnic_dp_write_renumbered_round),
