@@ -100,15 +100,16 @@ static void srnic_resp_send_deferred(struct srnic_qp *qp)
  * so that it leaves in order with them (srnic_sched_claim_cpu()). One still
  * waiting there is replaced by this one, except a NAK by an ACK of an
  * earlier PSN (a duplicate's): the NAK says more. A NAK that fails the QP
- * goes at once: the error flushes what waits.
+ * goes at once, READ responses queued or not: the error flushes what
+ * waits (srnic_resp_flush()), a deferred NAK with it, and a requester never
+ * told would retry into a QP in error until its retries ran out.
  */
 static void srnic_resp_ack(struct srnic_qp *qp, u8 syn, u32 psn)
 {
 	lockdep_assert_held(&qp->resp_lock);
 	qp->resp.ack_pending = 0;
 	if (srnic_aeth_syn_type(syn) == SRNIC_AETH_NAK &&
-	    srnic_aeth_syn_value(syn) != SRNIC_NAK_PSN_SEQ_ERR &&
-	    !qp->resp.tx_busy) {
+	    srnic_aeth_syn_value(syn) != SRNIC_NAK_PSN_SEQ_ERR) {
 		srnic_resp_xmit_ack(qp, IB_OPCODE_RC_ACKNOWLEDGE, syn, psn,
 				    qp->resp.msn, NULL);
 		return;

@@ -24,7 +24,8 @@
  * RDMA READ, both atomics, an ACK completing the requester's WQE, a PSN
  * sequence NAK and the go-back-N that follows, duplicate SEND and READ
  * requests, a stale copy of the oldest READ of a full replay table
- * replayed while a new READ comes (the new one takes its entry), reordered
+ * replayed while a new READ comes (the new one takes its entry), a fatal
+ * NAK sent while READ responses wait before it, reordered
  * SEND packets and READ responses, ACKs and NAKs
  * outside the window (dropped and counted), bad ICRC and truncated packets
  * (dropped and counted), a remote access error taking both QPs to ERR, a
@@ -1318,7 +1319,7 @@ static void srnic_dp_stale_read_full_table(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, srnic_kw_opcode(p[16]),
 			IB_OPCODE_RC_RDMA_READ_REQUEST);
 	srnic_kw_inject(w, p[16]);
-	KUNIT_ASSERT_TRUE(test, srnic_kw_settle(w));
+	KUNIT_EXPECT_TRUE(test, srnic_kw_settle(w));
 	KUNIT_EXPECT_EQ(test, srnic_dp_cnt(ctx, SRNIC_CNT_INV_REQ_NAK_SENT), 0);
 
 	/* the replayed responses (duplicates to A), then the rest */
@@ -1335,6 +1336,72 @@ static void srnic_dp_stale_read_full_table(struct kunit *test)
 	srnic_dp_expect_no_wc(test, ctx, SRNIC_DP_A);
 	KUNIT_EXPECT_EQ(test, srnic_dp_qp_state(ctx, SRNIC_DP_A), IB_QPS_RTS);
 	KUNIT_EXPECT_EQ(test, srnic_dp_qp_state(ctx, SRNIC_DP_B), IB_QPS_RTS);
+}
+
+/*
+ * A WRITE with a wrong rkey reaches B while B's responses to a READ before
+ * it are queued (16 held on the wire stop its TX side): B's access NAK
+ * still reaches A, which fails the QP and completes both with errors.
+ * Before, the NAK waited behind the responses, the error that followed
+ * flushed it, and A, never told, would have retried into a QP in error.
+ */
+static void srnic_dp_fatal_nak_behind_read(struct kunit *test)
+{
+	struct srnic_dp_ctx *ctx = test->priv;
+	struct srnic_kw_wire *w = ctx->kd.wire;
+	struct ib_rdma_wr rwr = {};
+	struct ib_sge sge = {
+		.addr = srnic_dp_va(ctx, SRNIC_DP_A, 8192),
+		.length = 100,
+		.lkey = ctx->kd.mr->lkey,
+	};
+	const struct ib_send_wr *bad;
+	struct sk_buff *req, *p[17];
+	struct ib_wc wc[2];
+	int i;
+
+	srnic_dp_set_pmtu(ctx, SRNIC_DP_A, IB_MTU_256);
+	srnic_dp_set_pmtu(ctx, SRNIC_DP_B, IB_MTU_256);
+	WRITE_ONCE(w->hold, true);
+	srnic_dp_post(test, ctx, SRNIC_DP_A, IB_WR_RDMA_READ, 140, 0, 8192, 0,
+		      0, 0);
+	srnic_dp_take(test, w, &req, 1);
+	srnic_kw_inject(w, req);
+	KUNIT_ASSERT_EQ(test, srnic_kw_wait_held(w, 16), 16);
+
+	rwr.wr.wr_id = 141;
+	rwr.wr.opcode = IB_WR_RDMA_WRITE;
+	rwr.wr.sg_list = &sge;
+	rwr.wr.num_sge = 1;
+	rwr.remote_addr = srnic_dp_va(ctx, SRNIC_DP_B, 8192);
+	rwr.rkey = ctx->kd.mr->rkey ^ 0x80;	/* another key byte */
+	KUNIT_ASSERT_EQ(test, ib_post_send(ctx->qp[SRNIC_DP_A], &rwr.wr, &bad),
+			0);
+	srnic_dp_take(test, w, p, 17);
+	KUNIT_EXPECT_EQ(test, srnic_kw_opcode(p[16]),
+			IB_OPCODE_RC_RDMA_WRITE_ONLY);
+	srnic_kw_inject(w, p[16]);
+	/* the NAK left although 16 responses of the READ wait before it */
+	KUNIT_EXPECT_EQ(test, srnic_kw_wait_held(w, 1), 1);
+	KUNIT_EXPECT_EQ(test, srnic_dp_cnt(ctx, SRNIC_CNT_ACCESS_NAK_SENT), 1);
+
+	/* (EXPECT above, not ASSERT: these hold the QP until they go) */
+	for (i = 0; i < 16; i++)
+		srnic_kw_inject(w, p[i]);
+	srnic_kw_release(w);
+	KUNIT_ASSERT_TRUE(test, srnic_kw_settle(w));
+	KUNIT_ASSERT_EQ(test, srnic_dp_poll(ctx, SRNIC_DP_A, wc, 2), 2);
+	KUNIT_EXPECT_EQ(test, wc[0].wr_id, 140);
+	KUNIT_EXPECT_NE(test, wc[0].status, IB_WC_SUCCESS);
+	KUNIT_EXPECT_EQ(test, wc[1].wr_id, 141);
+	KUNIT_EXPECT_NE(test, wc[1].status, IB_WC_SUCCESS);
+	KUNIT_EXPECT_TRUE(test, wc[0].status == IB_WC_REM_ACCESS_ERR ||
+			  wc[1].status == IB_WC_REM_ACCESS_ERR);
+	KUNIT_EXPECT_EQ(test, srnic_dp_cnt(ctx, SRNIC_CNT_ACCESS_NAK_RCVD), 1);
+	KUNIT_EXPECT_EQ(test, srnic_dp_qp_state(ctx, SRNIC_DP_A), IB_QPS_ERR);
+	KUNIT_EXPECT_EQ(test, srnic_dp_qp_state(ctx, SRNIC_DP_B), IB_QPS_ERR);
+	KUNIT_EXPECT_EQ(test, ctx->buf[SRNIC_DP_B][8192], 0);
+	srnic_dp_expect_no_wc(test, ctx, SRNIC_DP_A);
 }
 
 /*
@@ -2080,6 +2147,7 @@ static struct kunit_case srnic_dp_cases[] = {
 	KUNIT_CASE(srnic_dp_duplicate_send),
 	KUNIT_CASE(srnic_dp_duplicate_read),
 	KUNIT_CASE(srnic_dp_stale_read_full_table),
+	KUNIT_CASE(srnic_dp_fatal_nak_behind_read),
 	KUNIT_CASE(srnic_dp_send_reordered),
 	KUNIT_CASE(srnic_dp_write_gbn_rounds),
 	KUNIT_CASE(srnic_dp_write_renumbered_round),
