@@ -452,30 +452,40 @@ static int srnic_resp_write(struct srnic_qp *qp, struct srnic_pkt *pkt)
 }
 
 /*
- * Is there a replay entry for one more READ or atomic? The oldest one
- * (@rd_next) is taken unless its responses are still queued. If it is
- * being sent again - a duplicate request, or a stale copy of one, restarted
- * it - it gives way: a requester keeps at most max_dest_rd_atomic READs and
- * atomics outstanding, so one that asks for one more is done with the
- * oldest, whose responses all left once. Its replay stops there; the
- * entries after it are still sent. Never answered whole, it is not given up:
- * the request is one too many (invalid-request NAK).
+ * The replay entry being sent is done with (its last response left, or it
+ * gave way): the next one, if any is queued, is sent from its start.
  */
-static bool srnic_resp_rd_free(struct srnic_qp *qp)
+static void srnic_resp_tx_next(struct srnic_qp *qp)
 {
-	u32 n = qp->resp.rd_count;
-
 	lockdep_assert_held(&qp->resp_lock);
-	if (!n)
+	qp->resp.tx_head = (qp->resp.tx_head + 1) % qp->resp.rd_count;
+	qp->resp.tx_sent = 0;
+	if (qp->resp.tx_head == qp->resp.rd_next)
+		qp->resp.tx_busy = false;
+}
+
+/*
+ * Make room for one more READ or atomic, if there is any: the oldest
+ * replay entry (@rd_next) is taken unless its responses are still queued.
+ * Idempotent: asked before an atomic is done and again for its entry. If
+ * it is being sent again - a duplicate request, or a stale copy of one,
+ * restarted it - it gives way: a requester keeps at most
+ * max_dest_rd_atomic READs and atomics outstanding, so one that asks for
+ * one more is done with the oldest, whose responses all left once. Its
+ * replay stops there; the entries after it are still sent. Never answered
+ * whole, it is not given up: the request is one too many (invalid-request
+ * NAK).
+ */
+static bool srnic_resp_rd_make_room(struct srnic_qp *qp)
+{
+	lockdep_assert_held(&qp->resp_lock);
+	if (!qp->resp.rd_count)
 		return false;
 	if (!(qp->resp.tx_busy && qp->resp.rd_next == qp->resp.tx_head))
 		return true;
 	if (!qp->resp.rd[qp->resp.rd_next].sent)
 		return false;
-	qp->resp.tx_head = (qp->resp.tx_head + 1) % n;
-	qp->resp.tx_sent = 0;
-	if (qp->resp.tx_head == qp->resp.rd_next)
-		qp->resp.tx_busy = false;	/* it was the only one */
+	srnic_resp_tx_next(qp);
 	return true;
 }
 
@@ -483,7 +493,7 @@ static struct srnic_rd_atomic *srnic_resp_rd_alloc(struct srnic_qp *qp)
 {
 	struct srnic_rd_atomic *rd;
 
-	if (!srnic_resp_rd_free(qp))
+	if (!srnic_resp_rd_make_room(qp))
 		return NULL;
 	rd = &qp->resp.rd[qp->resp.rd_next];
 	qp->resp.rd_next = (qp->resp.rd_next + 1) % qp->resp.rd_count;
@@ -585,7 +595,7 @@ static int srnic_resp_atomic(struct srnic_qp *qp, struct srnic_pkt *pkt)
 	if (srnic_atmeth_va(op.a) & 7)
 		return -EINVAL;
 	/* its replay entry must be there before the operation is done */
-	if (!srnic_resp_rd_free(qp))
+	if (!srnic_resp_rd_make_room(qp))
 		return -EINVAL;
 	mr = srnic_mr_get_rkey(qp->sdev, srnic_resp_pd(qp), srnic_qpn(qp),
 			       srnic_atmeth_rkey(op.a), srnic_atmeth_va(op.a),
@@ -1116,11 +1126,7 @@ static bool srnic_resp_tx(struct srnic_qp *qp, struct srnic_tx_run *run)
 		skb = srnic_resp_build(qp, rd, &done, &pad);
 		if (done) {
 			rd->sent = true;
-			qp->resp.tx_head = (qp->resp.tx_head + 1) %
-					   qp->resp.rd_count;
-			qp->resp.tx_sent = 0;
-			if (qp->resp.tx_head == qp->resp.rd_next)
-				qp->resp.tx_busy = false;
+			srnic_resp_tx_next(qp);
 		}
 		spin_unlock_bh(&qp->resp_lock);
 		if (skb)

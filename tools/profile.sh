@@ -5,7 +5,7 @@
 # in a vmrun guest (perf record -a -g inside it). A measurement, not a test.
 #
 #   tools/profile.sh [--stack rxe|srnic] [--test ib_write_bw] [--size 65536]
-#                    [--iters N] [--log FILE]
+#                    [--iters N] [--log FILE] [--tx-batch]
 #
 # Prints perftest's result, veth packets moved, a table of where the samples
 # fell (path: tx, rx, rx-stack, other, user, idle; kind: icrc, copy,
@@ -16,10 +16,11 @@
 # srnic.ko built for the guest kernel (make module) for --stack srnic.
 set -euo pipefail
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd -P)
-stack=srnic test=ib_write_bw size=65536 iters='' log=''
+stack=srnic test=ib_write_bw size=65536 iters='' log='' trains=''
 
 usage() { sed -n '7,9p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 while [ $# -gt 0 ]; do
+	[ "$1" = --tx-batch ] && { trains=trains; shift; continue; }
 	[ $# -ge 2 ] || usage
 	case $1 in
 	--stack) stack=$2 ;;
@@ -38,6 +39,6 @@ log=${log:-/tmp/srnic-profile-$stack-$test-$size.log}
 
 cd "$REPO"
 "$REPO/tests/vm/vmrun" --timeout 600 --keep-log "$log" \
-	tests/bench/profile_guest.sh "$stack" "$test" "$size" "$iters" |
+	tests/bench/profile_guest.sh "$stack" "$test" "$size" "$iters" $trains |
 	grep --line-buffered -E '^(profile|vmrun):'
 echo "profile.sh: console log in $log"

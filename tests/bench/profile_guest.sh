@@ -4,7 +4,7 @@
 # profile_guest.sh: where one perftest run's CPU time goes; runs inside a
 # vmrun guest, started by tools/profile.sh.
 #
-#   tests/vm/vmrun tests/bench/profile_guest.sh rxe|srnic TEST SIZE [ITERS]
+#   tests/vm/vmrun tests/bench/profile_guest.sh rxe|srnic TEST SIZE [ITERS] [trains]
 #
 # Two devices on a veth pair as in bench_guest.sh, TEST (ib_write_bw,
 # ib_send_bw, ib_write_lat, ...) of SIZE bytes, ITERS iterations (default:
@@ -29,6 +29,7 @@ stack=${1:?usage: profile_guest.sh rxe|srnic TEST SIZE [ITERS]}
 test=${2:?test}
 size=${3:?size}
 iters=${4:-}
+trains=${5:-}
 if [ -z "$iters" ]; then
 	case $test in
 	*_lat) iters=2000 ;;
@@ -52,6 +53,10 @@ else
 fi
 rdma link add "$d0" type "$type" netdev vethA &&
 	rdma link add "$d1" type "$type" netdev vethB || exit 1
+if [ "$trains" = trains ] && [ "$stack" = srnic ]; then
+	echo 1 >/sys/class/infiniband/$d0/srnic/tx_batch &&
+		echo 1 >/sys/class/infiniband/$d1/srnic/tx_batch || exit 1
+fi
 G0=$(settle roce_gid_index "$d0" 10.99.0.1) &&
 	G1=$(settle roce_gid_index "$d1" 10.99.0.2) || exit 1
 

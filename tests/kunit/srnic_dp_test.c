@@ -1270,6 +1270,34 @@ static void srnic_dp_set_pmtu(struct srnic_dp_ctx *ctx, int i,
 }
 
 /*
+ * With SRNIC_DP_HELD responses of B held on the wire (its TX side waits),
+ * take them and A's next request behind them, check that request's
+ * opcode and deliver it to B ahead of the responses.
+ */
+#define SRNIC_DP_HELD	16
+
+static void srnic_dp_deliver_past_held(struct kunit *test,
+				       struct srnic_kw_wire *w,
+				       struct sk_buff **p, u8 opcode)
+{
+	srnic_dp_take(test, w, p, SRNIC_DP_HELD + 1);
+	KUNIT_EXPECT_EQ(test, srnic_kw_opcode(p[SRNIC_DP_HELD]), opcode);
+	srnic_kw_inject(w, p[SRNIC_DP_HELD]);
+}
+
+/* Then the held responses, and the wire open again until it settles. */
+static void srnic_dp_deliver_held(struct kunit *test, struct srnic_kw_wire *w,
+				  struct sk_buff **p)
+{
+	int i;
+
+	for (i = 0; i < SRNIC_DP_HELD; i++)
+		srnic_kw_inject(w, p[i]);
+	srnic_kw_release(w);
+	KUNIT_ASSERT_TRUE(test, srnic_kw_settle(w));
+}
+
+/*
  * A stale copy of the oldest READ in a full replay table (max_dest_rd_atomic
  * 4) arrives after the requester completed all four: the responder replays
  * it, and while its responses are still going out (16 held on the wire stop
@@ -1282,7 +1310,7 @@ static void srnic_dp_stale_read_full_table(struct kunit *test)
 {
 	struct srnic_dp_ctx *ctx = test->priv;
 	struct srnic_kw_wire *w = ctx->kd.wire;
-	struct sk_buff *req[4], *stale, *p[17];
+	struct sk_buff *req[4], *stale, *p[SRNIC_DP_HELD + 1];
 	struct ib_wc wc[4];
 	int i;
 
@@ -1309,24 +1337,19 @@ static void srnic_dp_stale_read_full_table(struct kunit *test)
 	/* the stale copy: its replay stops after 16 responses, held */
 	WRITE_ONCE(w->hold, true);
 	srnic_kw_inject(w, stale);
-	KUNIT_ASSERT_EQ(test, srnic_kw_wait_held(w, 16), 16);
+	KUNIT_ASSERT_EQ(test, srnic_kw_wait_held(w, SRNIC_DP_HELD),
+			SRNIC_DP_HELD);
 	KUNIT_EXPECT_EQ(test, srnic_dp_cnt(ctx, SRNIC_CNT_DUP_REQUEST), 1);
 
 	/* a fifth READ, delivered while the replay waits */
 	srnic_dp_post(test, ctx, SRNIC_DP_A, IB_WR_RDMA_READ, 130, 8192, 256,
 		      8192, 0, 0);
-	srnic_dp_take(test, w, p, 17);
-	KUNIT_EXPECT_EQ(test, srnic_kw_opcode(p[16]),
-			IB_OPCODE_RC_RDMA_READ_REQUEST);
-	srnic_kw_inject(w, p[16]);
+	srnic_dp_deliver_past_held(test, w, p, IB_OPCODE_RC_RDMA_READ_REQUEST);
 	KUNIT_EXPECT_TRUE(test, srnic_kw_settle(w));
 	KUNIT_EXPECT_EQ(test, srnic_dp_cnt(ctx, SRNIC_CNT_INV_REQ_NAK_SENT), 0);
 
 	/* the replayed responses (duplicates to A), then the rest */
-	for (i = 0; i < 16; i++)
-		srnic_kw_inject(w, p[i]);
-	srnic_kw_release(w);
-	KUNIT_ASSERT_TRUE(test, srnic_kw_settle(w));
+	srnic_dp_deliver_held(test, w, p);
 	KUNIT_ASSERT_EQ(test, srnic_dp_poll(ctx, SRNIC_DP_A, wc, 1), 1);
 	KUNIT_EXPECT_EQ(test, wc[0].status, IB_WC_SUCCESS);
 	srnic_dp_expect_wc(test, &wc[0], 130, IB_WC_RDMA_READ, 256);
@@ -1356,9 +1379,8 @@ static void srnic_dp_fatal_nak_behind_read(struct kunit *test)
 		.lkey = ctx->kd.mr->lkey,
 	};
 	const struct ib_send_wr *bad;
-	struct sk_buff *req, *p[17];
+	struct sk_buff *req, *p[SRNIC_DP_HELD + 1];
 	struct ib_wc wc[2];
-	int i;
 
 	srnic_dp_set_pmtu(ctx, SRNIC_DP_A, IB_MTU_256);
 	srnic_dp_set_pmtu(ctx, SRNIC_DP_B, IB_MTU_256);
@@ -1367,7 +1389,8 @@ static void srnic_dp_fatal_nak_behind_read(struct kunit *test)
 		      0, 0);
 	srnic_dp_take(test, w, &req, 1);
 	srnic_kw_inject(w, req);
-	KUNIT_ASSERT_EQ(test, srnic_kw_wait_held(w, 16), 16);
+	KUNIT_ASSERT_EQ(test, srnic_kw_wait_held(w, SRNIC_DP_HELD),
+			SRNIC_DP_HELD);
 
 	rwr.wr.wr_id = 141;
 	rwr.wr.opcode = IB_WR_RDMA_WRITE;
@@ -1377,19 +1400,13 @@ static void srnic_dp_fatal_nak_behind_read(struct kunit *test)
 	rwr.rkey = ctx->kd.mr->rkey ^ 0x80;	/* another key byte */
 	KUNIT_ASSERT_EQ(test, ib_post_send(ctx->qp[SRNIC_DP_A], &rwr.wr, &bad),
 			0);
-	srnic_dp_take(test, w, p, 17);
-	KUNIT_EXPECT_EQ(test, srnic_kw_opcode(p[16]),
-			IB_OPCODE_RC_RDMA_WRITE_ONLY);
-	srnic_kw_inject(w, p[16]);
+	srnic_dp_deliver_past_held(test, w, p, IB_OPCODE_RC_RDMA_WRITE_ONLY);
 	/* the NAK left although 16 responses of the READ wait before it */
 	KUNIT_EXPECT_EQ(test, srnic_kw_wait_held(w, 1), 1);
 	KUNIT_EXPECT_EQ(test, srnic_dp_cnt(ctx, SRNIC_CNT_ACCESS_NAK_SENT), 1);
 
 	/* (EXPECT above, not ASSERT: these hold the QP until they go) */
-	for (i = 0; i < 16; i++)
-		srnic_kw_inject(w, p[i]);
-	srnic_kw_release(w);
-	KUNIT_ASSERT_TRUE(test, srnic_kw_settle(w));
+	srnic_dp_deliver_held(test, w, p);
 	KUNIT_ASSERT_EQ(test, srnic_dp_poll(ctx, SRNIC_DP_A, wc, 2), 2);
 	KUNIT_EXPECT_EQ(test, wc[0].wr_id, 140);
 	KUNIT_EXPECT_NE(test, wc[0].status, IB_WC_SUCCESS);
