@@ -198,6 +198,8 @@ enum srnic_mode {
  * @dcqcn_sysfs: the roce_np/ and roce_rp/ files of those knobs
  * @repath_timeouts: re-pathing threshold (sysfs srnic/; 0: off)
  * @rx_steer: receive steering on (sysfs srnic/; srnic_recv.c)
+ * @rx_spread: packets of messages of several spread to another CPU (sysfs
+ *	srnic/; srnic_recv.c)
  * @tx_batch: trains on (sysfs srnic/; srnic_sched.c)
  * @dc_max_attach: DC: attachments per DCT, read at DCT creation (sysfs
  *	srnic/; srnic_dct.c)
@@ -235,6 +237,7 @@ struct srnic_dev {
 	struct srnic_dcqcn_sysfs dcqcn_sysfs;
 	u32			repath_timeouts; /* 0: off; sysfs srnic/ */
 	bool			rx_steer;	/* sysfs srnic/; srnic_recv.c */
+	bool			rx_spread;	/* sysfs srnic/; srnic_recv.c */
 	bool			tx_batch;	/* sysfs srnic/; srnic_sched.c */
 	u32			dc_max_attach;	/* sysfs srnic/; srnic_dct.c */
 	u32			dc_idle_ms;	/* sysfs srnic/; srnic_dct.c */

@@ -55,6 +55,7 @@ enum srnic_counter {
 	SRNIC_CNT_REPATHS,		/* RC QPs moved to a new UDP source port */
 	SRNIC_CNT_RX_STEERED,		/* packets run on their consumer's CPU */
 	SRNIC_CNT_RX_STEER_DROPS,	/* dropped: that CPU's queue was full */
+	SRNIC_CNT_RX_SPREAD,		/* packets spread to another CPU */
 	SRNIC_CNT_TX_TRAIN_PKTS,	/* packets sent in trains of 2 or more */
 	/* DC (docs/dc.md); target side but for dc_attach_reused */
 	SRNIC_CNT_DC_ATTACH,		/* attachments made */

@@ -178,7 +178,7 @@ static void srnic_dealloc_driver(struct ib_device *ibdev)
 
 /*
  * sysfs: /sys/class/infiniband/<dev>/srnic/{version,netdev,repath_timeouts,
- * rx_steer,tx_batch,provider,dc_max_attach,dc_idle_ms}
+ * rx_steer,rx_spread,tx_batch,provider,dc_max_attach,dc_idle_ms}
  */
 static ssize_t version_show(struct device *device,
 			    struct device_attribute *attr, char *buf)
@@ -294,6 +294,29 @@ static ssize_t rx_steer_store(struct device *device,
 static DEVICE_ATTR_RW(rx_steer);
 
 /*
+ * Spreading (srnic_recv.c): 1 (default): a user QP's packets of a message
+ * of several run on another CPU than the one that received them; 0: where
+ * they were received (unless steered).
+ */
+static ssize_t rx_spread_show(struct device *device,
+			      struct device_attribute *attr, char *buf)
+{
+	struct srnic_dev *sdev = to_srnic_dev(rdma_device_to_ibdev(device));
+
+	return srnic_dev_bool_show(&sdev->rx_spread, buf);
+}
+
+static ssize_t rx_spread_store(struct device *device,
+			       struct device_attribute *attr,
+			       const char *buf, size_t count)
+{
+	struct srnic_dev *sdev = to_srnic_dev(rdma_device_to_ibdev(device));
+
+	return srnic_dev_bool_store(&sdev->rx_spread, buf, count);
+}
+static DEVICE_ATTR_RW(rx_spread);
+
+/*
  * Trains (srnic_sched.c): 1: an RC/UC QP's requests of one run leave as
  * fraglist GSO trains; 0 (default): one by one.
  */
@@ -360,6 +383,7 @@ static struct attribute *srnic_dev_attrs[] = {
 	&dev_attr_netdev.attr,
 	&dev_attr_repath_timeouts.attr,
 	&dev_attr_rx_steer.attr,
+	&dev_attr_rx_spread.attr,
 	&dev_attr_tx_batch.attr,
 	&dev_attr_provider.attr,
 	&dev_attr_dc_max_attach.attr,
@@ -577,6 +601,7 @@ int srnic_dev_add(const char *name, struct net_device *ndev,
 	srnic_dev_init_tables(sdev);
 	sdev->ndev = ndev;
 	sdev->mode = mode;
+	sdev->rx_spread = true;	/* sysfs srnic/rx_spread */
 	sdev->dc_max_attach = SRNIC_DC_MAX_ATTACH_DEFAULT;
 	sdev->dc_idle_ms = SRNIC_DC_IDLE_MS_DEFAULT;
 	netdev_hold(ndev, &sdev->ndev_tracker, GFP_KERNEL);

@@ -121,14 +121,14 @@ static void srnic_recv_fill(struct srnic_dev *sdev, struct sk_buff *skb,
 }
 
 /*
- * Validate the packet and pull its headers into the linear area. skb->data
- * is at the BTH. Return: 0, or a counter saying why the packet is dropped.
+ * Check the packet's structure and pull its headers into the linear area.
+ * skb->data is at the BTH. Return: 0, or a counter saying why the packet
+ * is dropped.
  */
 static int srnic_recv_check(struct sk_buff *skb)
 {
 	const struct srnic_bth *bth;
-	unsigned int len = skb->len, pad, hdr_len, nh_off;
-	u32 icrc, want;
+	unsigned int len = skb->len, pad, hdr_len;
 
 	if (!pskb_may_pull(skb, SRNIC_BTH_LEN))
 		return SRNIC_CNT_RX_BAD_HDR;
@@ -142,7 +142,19 @@ static int srnic_recv_check(struct sk_buff *skb)
 		return SRNIC_CNT_RX_BAD_HDR;
 	if (!pskb_may_pull(skb, hdr_len))
 		return SRNIC_CNT_RX_BAD_HDR;
-	bth = (const struct srnic_bth *)skb->data;	/* may have moved */
+	return 0;
+}
+
+/*
+ * Then its ICRC and what the headers claim (srnic_recv_check() passed).
+ * Return: 0, or a counter saying why the packet is dropped.
+ */
+static int srnic_recv_verify(struct sk_buff *skb)
+{
+	const struct srnic_bth *bth = (const struct srnic_bth *)skb->data;
+	u8 opcode = srnic_bth_opcode(bth);
+	unsigned int len = skb->len, nh_off;
+	u32 icrc, want;
 
 	/* The ICRC covers the packet from the IP header on. */
 	nh_off = skb->data - skb_network_header(skb);
@@ -157,11 +169,30 @@ static int srnic_recv_check(struct sk_buff *skb)
 	    (SRNIC_DEFAULT_PKEY & SRNIC_PKEY_BASE_MASK))
 		return SRNIC_CNT_RX_BAD_HDR;
 
-	if (len - hdr_len - pad - SRNIC_ICRC_LEN &&
-	    !(srnic_opcode_info(srnic_bth_opcode(bth))->flags &
-	      SRNIC_OPF_PAYLOAD))
+	if (len - srnic_opcode_hdr_len(opcode) - srnic_bth_pad(bth) -
+	    SRNIC_ICRC_LEN &&
+	    !(srnic_opcode_info(opcode)->flags & SRNIC_OPF_PAYLOAD))
 		return SRNIC_CNT_RX_BAD_HDR;
 	return 0;
+}
+
+/*
+ * Verify a parsed packet and count it received. Return: false if it is
+ * dropped (counted; the caller frees it).
+ */
+static bool srnic_recv_accept(struct srnic_dev *sdev, struct srnic_pkt *pkt)
+{
+	int why = srnic_recv_verify(pkt->skb);
+
+	if (why) {
+		srnic_count(sdev, why);
+		return false;
+	}
+	srnic_count(sdev, SRNIC_CNT_RX_PACKETS);
+	srnic_count_add(sdev, SRNIC_CNT_RX_BYTES, pkt->skb->len);
+	trace_srnic_pkt_rx(sdev->ib_dev.index, pkt->qpn, 0, pkt->psn,
+			   pkt->paylen, pkt->opcode);
+	return true;
 }
 
 /*
@@ -239,6 +270,18 @@ static void srnic_recv_qp(struct srnic_qp *qp, struct srnic_pkt *pkt)
  * TCG guest it raises the 64 B message rate by a fifth and triples the
  * 8 B latency (an IPI per hop; README "Benchmark").
  *
+ * Spreading (sysfs srnic/rx_spread, on by default) does the same for bulk
+ * data only, and earlier: a user RC or UC QP's packet of a message of
+ * several (FIRST, MIDDLE or LAST; srnic_recv_spreads()) runs on its
+ * consumer's CPU, or on another CPU if the consumer's is this one, with
+ * its ICRC checked there too (srnic_recv_accept() on the CPU it runs on).
+ * On a veth, where one CPU would otherwise build, send, receive, check and
+ * place every packet of a transfer, the receiving half moves to the other
+ * CPU: ib_write_bw 64 KiB +44 % in a TCG guest (README "Benchmark"). A
+ * message of one packet - a ping-pong's, a small message's - runs where it
+ * was received, as before: no IPI on the latency path. Counted rx_spread
+ * (rx_steered counts steering's).
+ *
  * Order: a QP's packets are run in the order they were received on one
  * CPU. qp->rx_cpu, the CPU they are queued for, changes only while none is
  * queued (qp->rx_queued, under qp->rx_lock), so a packet never overtakes
@@ -274,6 +317,7 @@ static DEFINE_PER_CPU(struct srnic_rx_cpu, srnic_rx_cpus);
 
 struct srnic_recv_cb {
 	struct srnic_qp		*qp;
+	bool			verify;
 };
 
 static struct srnic_recv_cb *srnic_recv_cb(struct sk_buff *skb)
@@ -303,7 +347,9 @@ static void srnic_recv_steered(struct tasklet_struct *t)
 			return;
 		qp = srnic_recv_cb(skb)->qp;
 		srnic_recv_fill(qp->sdev, skb, &pkt);
-		srnic_recv_qp(qp, &pkt);
+		if (!srnic_recv_cb(skb)->verify ||
+		    srnic_recv_accept(qp->sdev, &pkt))
+			srnic_recv_qp(qp, &pkt);
 		atomic_dec(&qp->rx_queued);
 		srnic_qp_put(qp);
 		consume_skb(skb);
@@ -312,8 +358,22 @@ static void srnic_recv_steered(struct tasklet_struct *t)
 		tasklet_schedule(t);
 }
 
-/* The CPU to run @qp's packet on: -1 for this one. */
-static int srnic_recv_steer_cpu(struct srnic_qp *qp)
+/* Another online CPU than @here, -1 if there is none. */
+static int srnic_recv_other_cpu(int here)
+{
+	int cpu = cpumask_next(here, cpu_online_mask);
+
+	if (cpu >= nr_cpu_ids)
+		cpu = cpumask_first(cpu_online_mask);
+	return cpu < nr_cpu_ids && cpu != here ? cpu : -1;
+}
+
+/*
+ * The CPU to run @qp's packet on: -1 for this one. With steering on, the
+ * consumer's; else a packet of a message of several (@spread) goes to the
+ * consumer's CPU if it is not this one, else to another.
+ */
+static int srnic_recv_steer_cpu(struct srnic_qp *qp, bool spread)
 {
 	int here = smp_processor_id();
 	int cpu;
@@ -322,9 +382,12 @@ static int srnic_recv_steer_cpu(struct srnic_qp *qp)
 	if (atomic_read(&qp->rx_queued))
 		return qp->rx_cpu;	/* behind those, in order */
 	cpu = task_cpu(qp->rx_task);
-	if (cpu == here || !READ_ONCE(qp->sdev->rx_steer) || !cpu_online(cpu))
-		return -1;
-	qp->rx_cpu = cpu;
+	if (cpu == here || !cpu_online(cpu))
+		cpu = spread ? srnic_recv_other_cpu(here) : -1;
+	else if (!spread && !READ_ONCE(qp->sdev->rx_steer))
+		cpu = -1;
+	if (cpu >= 0)
+		qp->rx_cpu = cpu;
 	return cpu;
 }
 
@@ -333,7 +396,8 @@ static int srnic_recv_steer_cpu(struct srnic_qp *qp)
  * if it was queued there, or dropped (counted): the skb and the caller's QP
  * reference are gone; false: run it here.
  */
-static bool srnic_recv_steer(struct srnic_qp *qp, struct sk_buff *skb)
+static bool srnic_recv_steer(struct srnic_qp *qp, struct sk_buff *skb,
+			     bool spread)
 {
 	struct srnic_rx_cpu *rc;
 	unsigned long flags;
@@ -346,13 +410,13 @@ static bool srnic_recv_steer(struct srnic_qp *qp, struct sk_buff *skb)
 	 * The common cases cost no lock: nothing queued, and steering off
 	 * (the default) or the consumer here.
 	 */
-	if (!atomic_read(&qp->rx_queued) &&
+	if (!atomic_read(&qp->rx_queued) && !spread &&
 	    (!READ_ONCE(qp->sdev->rx_steer) ||
 	     task_cpu(qp->rx_task) == smp_processor_id()))
 		return false;
 
 	spin_lock(&qp->rx_lock);
-	cpu = srnic_recv_steer_cpu(qp);
+	cpu = srnic_recv_steer_cpu(qp, spread);
 	if (cpu >= 0)
 		atomic_inc(&qp->rx_queued);
 	spin_unlock(&qp->rx_lock);
@@ -364,6 +428,7 @@ static bool srnic_recv_steer(struct srnic_qp *qp, struct sk_buff *skb)
 	skb_dst_drop(skb);
 	skb->dev = NULL;
 	srnic_recv_cb(skb)->qp = qp;
+	srnic_recv_cb(skb)->verify = spread;
 	spin_lock_irqsave(&rc->queue.lock, flags);
 	if (skb_queue_len(&rc->queue) >= SRNIC_RX_STEER_MAX) {
 		spin_unlock_irqrestore(&rc->queue.lock, flags);
@@ -376,7 +441,8 @@ static bool srnic_recv_steer(struct srnic_qp *qp, struct sk_buff *skb)
 	kick = skb_queue_empty(&rc->queue);
 	__skb_queue_tail(&rc->queue, skb);
 	spin_unlock_irqrestore(&rc->queue.lock, flags);
-	srnic_count(qp->sdev, SRNIC_CNT_RX_STEERED);
+	srnic_count(qp->sdev, spread ? SRNIC_CNT_RX_SPREAD :
+					SRNIC_CNT_RX_STEERED);
 
 	/* A queue that was not empty has its kick on the way already. */
 	if (kick && smp_call_function_single_async(cpu, &rc->csd) &&
@@ -426,10 +492,27 @@ void srnic_recv_exit(void)
 /* ------------------------------------------------------------ dispatch */
 
 /*
- * Return: true if the packet was steered to another CPU (it is gone),
- * false if the caller still owns it.
+ * May @pkt be spread to another CPU, and be verified there? A packet of an
+ * RC or UC message of several, to a unicast QP, with spreading on.
  */
-static bool srnic_recv_dispatch(struct srnic_dev *sdev, struct srnic_pkt *pkt)
+static bool srnic_recv_spreads(struct srnic_dev *sdev,
+			       const struct srnic_pkt *pkt)
+{
+	const struct srnic_opcode_info *info = srnic_opcode_info(pkt->opcode);
+
+	return pkt->pos != SRNIC_POS_ONLY && READ_ONCE(sdev->rx_spread) &&
+	       (info->transport == SRNIC_TRANSPORT_RC ||
+		info->transport == SRNIC_TRANSPORT_UC) &&
+	       pkt->qpn != SRNIC_MULTICAST_QPN;
+}
+
+/*
+ * @pkt is verified (srnic_recv_accept()) unless srnic_recv_spreads() said
+ * so: then it is verified where it runs. Return: true if the packet was
+ * steered to another CPU (it is gone), false if the caller still owns it.
+ */
+static bool srnic_recv_dispatch(struct srnic_dev *sdev, struct srnic_pkt *pkt,
+				bool verified)
 {
 	const struct srnic_opcode_info *info = srnic_opcode_info(pkt->opcode);
 	struct srnic_qp *qp;
@@ -451,18 +534,21 @@ static bool srnic_recv_dispatch(struct srnic_dev *sdev, struct srnic_pkt *pkt)
 	}
 	qp = srnic_qp_get(sdev, pkt->qpn);
 	if (!qp) {
-		srnic_count(sdev, dc ? SRNIC_CNT_DC_UNKNOWN_DCT :
-				  SRNIC_CNT_RX_NO_QP);
+		if (verified || srnic_recv_accept(sdev, pkt))
+			srnic_count(sdev, dc ? SRNIC_CNT_DC_UNKNOWN_DCT :
+					  SRNIC_CNT_RX_NO_QP);
 		return false;
 	}
 	if (!srnic_recv_qp_type_ok(qp, info->transport)) {
-		srnic_count(sdev, dc ? SRNIC_CNT_DC_NOT_DC_QP_DROPS :
-				  SRNIC_CNT_RX_BAD_HDR);
+		if (verified || srnic_recv_accept(sdev, pkt))
+			srnic_count(sdev, dc ? SRNIC_CNT_DC_NOT_DC_QP_DROPS :
+					  SRNIC_CNT_RX_BAD_HDR);
 		goto put;
 	}
-	if (srnic_recv_steer(qp, pkt->skb))
+	if (srnic_recv_steer(qp, pkt->skb, !verified))
 		return true;		/* with our QP reference */
-	srnic_recv_qp(qp, pkt);
+	if (verified || srnic_recv_accept(sdev, pkt))
+		srnic_recv_qp(qp, pkt);
 put:
 	srnic_qp_put(qp);
 	return false;
@@ -501,6 +587,7 @@ int srnic_udp_encap_recv(struct sock *sk, struct sk_buff *skb)
 	struct srnic_dev *sdev;
 	struct srnic_pkt pkt;
 	unsigned int ulen;
+	bool verified;
 	int why;
 
 	sdev = srnic_dev_get_by_netdev(skb->dev);
@@ -523,11 +610,10 @@ int srnic_udp_encap_recv(struct sock *sk, struct sk_buff *skb)
 		goto put_dev;
 	}
 	srnic_recv_fill(sdev, skb, &pkt);
-	srnic_count(sdev, SRNIC_CNT_RX_PACKETS);
-	srnic_count_add(sdev, SRNIC_CNT_RX_BYTES, skb->len);
-	trace_srnic_pkt_rx(sdev->ib_dev.index, pkt.qpn, 0, pkt.psn, pkt.paylen,
-			   pkt.opcode);
-	if (!srnic_recv_dispatch(sdev, &pkt))
+	verified = !srnic_recv_spreads(sdev, &pkt);
+	if (verified && !srnic_recv_accept(sdev, &pkt))
+		goto put_dev;
+	if (!srnic_recv_dispatch(sdev, &pkt, verified))
 		consume_skb(skb);
 	ib_device_put(&sdev->ib_dev);
 	return 0;

@@ -6,7 +6,7 @@
 #
 #   tools/bench.sh [--stack rxe|srnic|both] [--rounds N] [--quick]
 #                  [--mtu 1500|9000] [--out FILE] [--json FILE] [--png FILE]
-#                  [--wait-idle SECS] [--rx-steer] [--tx-batch]
+#                  [--wait-idle SECS] [--rx-steer] [--tx-batch] [--no-spread]
 #   tools/bench.sh --summarize [--json FILE] [--png FILE] TSV...
 #
 #   --stack      which stack(s) to measure (default: both)
@@ -23,6 +23,7 @@
 #                (other processes < 0.3 cores over 3 s), then run anyway
 #   --rx-steer   srnic with receive steering on (sysfs srnic/rx_steer)
 #   --tx-batch   srnic with trains on (sysfs srnic/tx_batch)
+#   --no-spread  srnic with spreading off (sysfs srnic/rx_spread)
 #   --summarize  no VM: summarize TSV files of earlier runs (their rounds
 #                numbered on), print the table, write --json/--png
 #
@@ -59,7 +60,7 @@ VMRUN=$REPO/tests/vm/vmrun
 SUMMARY=$REPO/tools/bench_summary.py
 # shellcheck source=tools/hostload_lib.sh
 . "$REPO/tools/hostload_lib.sh"
-stack=both mode=full out='' wait_idle=0 rounds=3 mtu=1500 summarize='' steer=0 batch=0
+stack=both mode=full out='' wait_idle=0 rounds=3 mtu=1500 summarize='' steer=0 batch=0 spread=1
 sum_args=() tsvs=()
 
 # usage [0]: the options; to stdout and exit 0 when asked for, else an error
@@ -83,6 +84,7 @@ while [ $# -gt 0 ]; do
 	--summarize) summarize=1; shift ;;
 	--rx-steer) steer=1; shift ;;
 	--tx-batch) batch=1; shift ;;
+	--no-spread) spread=0; shift ;;
 	-h | --help) usage 0 ;;
 	-*) echo "bench.sh: unknown argument $1" >&2; usage ;;
 	*) tsvs+=("$1"); shift ;;
@@ -156,7 +158,7 @@ one_run() {
 	[ "$wait_idle" = 0 ] || wait_for_idle "$wait_idle"
 	hostload_start "$tmp.times"
 	set +e
-	"$VMRUN" --timeout 900 --keep-log "$log" tests/bench/bench_guest.sh "$s" "$mode" "$mtu" "$steer" "$batch" |
+	"$VMRUN" --timeout 900 --keep-log "$log" tests/bench/bench_guest.sh "$s" "$mode" "$mtu" "$steer" "$batch" "$spread" |
 		grep --line-buffered -E '^(bench|vmrun):|^  (cli|srv)\|'
 	rc=${PIPESTATUS[0]}
 	set -e
@@ -165,6 +167,7 @@ one_run() {
 	m+=$(awk -F'\t' '$1 == "BENCH-META" && $2 == "ib_mtu" { printf ", IB MTU %s", $3; exit }' "$log")
 	m+=$(awk -F'\t' '$1 == "BENCH-META" && $2 == "rx_steer" { printf ", rx_steer %s", $3; exit }' "$log")
 	m+=$(awk -F'\t' '$1 == "BENCH-META" && $2 == "tx_batch" { printf ", tx_batch %s", $3; exit }' "$log")
+	m+=$(awk -F'\t' '$1 == "BENCH-META" && $2 == "rx_spread" { printf ", rx_spread %s", $3; exit }' "$log")
 	metas+=("run $r $s: $m")
 	echo "bench.sh: round $r $s: $m"
 	if awk -v o="$other" 'BEGIN { exit !(o > 0.3) }'; then

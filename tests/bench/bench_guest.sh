@@ -59,6 +59,7 @@ mode=${2:-full}
 mtu=${3:-1500}
 steer=${4:-0}		# srnic: sysfs srnic/rx_steer of both devices
 batch=${5:-0}		# srnic: sysfs srnic/tx_batch of both devices
+spread=${6:-1}		# srnic: sysfs srnic/rx_spread of both devices
 LOG=/tmp/bench
 mkdir -p "$LOG"
 
@@ -125,6 +126,9 @@ setup_stack() {
 		srnic_knob_set tx_batch "$batch" srnic0 srnic1 ||
 			not_yet "cannot set srnic/tx_batch to $batch"
 		meta tx_batch "$batch"
+		srnic_knob_set rx_spread "$spread" srnic0 srnic1 ||
+			not_yet "cannot set srnic/rx_spread to $spread"
+		meta rx_spread "$spread"
 		;;
 	*)
 		echo "bench: unknown stack $stack"
