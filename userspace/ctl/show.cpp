@@ -72,7 +72,8 @@ void print_device_view(Output &out, const DeviceView &v) {
         modes["repath_timeouts"] = *v.repath_timeouts;
         mtexts.push_back(fmt::format("repath_timeouts:{}", *v.repath_timeouts));
       }
-      for (const auto &[name, on] : {std::pair{"rx_steer", v.rx_steer}, std::pair{"tx_batch", v.tx_batch}})
+      for (const auto &[name, on] : {std::pair{"rx_steer", v.rx_steer}, std::pair{"rx_spread", v.rx_spread},
+                                     std::pair{"tx_batch", v.tx_batch}})
         if (on) {
           modes[name] = *on;
           mtexts.push_back(fmt::format("{}:{}", name, *on ? "on" : "off"));

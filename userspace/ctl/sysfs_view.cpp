@@ -220,6 +220,7 @@ Result<DeviceView> read_device_view(const Sysfs &sysfs, std::string_view name) {
   if (std::optional<std::string> r = read_optional(sysfs, modes / SRNIC_SYSFS_REPATH_TIMEOUTS))
     view.repath_timeouts = parse_u64(*r);
   view.rx_steer = read_enable(sysfs, modes / SRNIC_SYSFS_RX_STEER);
+  view.rx_spread = read_enable(sysfs, modes / SRNIC_SYSFS_RX_SPREAD);
   view.tx_batch = read_enable(sysfs, modes / SRNIC_SYSFS_TX_BATCH);
   return view;
 }

@@ -102,6 +102,7 @@ struct DeviceView {
   std::optional<std::string> provider; // "rxe" (default mode) or "native"
   std::optional<std::uint64_t> repath_timeouts;
   std::optional<bool> rx_steer;
+  std::optional<bool> rx_spread;
   std::optional<bool> tx_batch;
 };
 

@@ -49,6 +49,8 @@
  *       SRNIC_SYSFS_REPATH_TIMEOUTS  re-pathing: RC QPs take a new UDP source
  *                             port after this many timeouts, 0-16 (0: off)
  *       SRNIC_SYSFS_RX_STEER  receive steering to the consumer's CPU, 0 or 1
+ *       SRNIC_SYSFS_RX_SPREAD spreading of messages of several packets to
+ *                             another CPU, 0 or 1 (1 by default)
  *       SRNIC_SYSFS_TX_BATCH  trains of an RC/UC QP's requests, 0 or 1
  *       SRNIC_SYSFS_PROVIDER  the user-space provider the device is made
  *                             for: SRNIC_PROVIDER_RXE or SRNIC_PROVIDER_NATIVE
@@ -116,6 +118,7 @@ struct srnic_dc_wr_addr {
 #define SRNIC_SYSFS_NETDEV	"netdev"
 #define SRNIC_SYSFS_REPATH_TIMEOUTS	"repath_timeouts"
 #define SRNIC_SYSFS_RX_STEER	"rx_steer"
+#define SRNIC_SYSFS_RX_SPREAD	"rx_spread"
 #define SRNIC_SYSFS_TX_BATCH	"tx_batch"
 #define SRNIC_SYSFS_PROVIDER	"provider"
 #define SRNIC_SYSFS_DC_MAX_ATTACH	"dc_max_attach"
