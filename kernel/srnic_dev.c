@@ -251,14 +251,35 @@ static ssize_t repath_timeouts_store(struct device *device,
 }
 static DEVICE_ATTR_RW(repath_timeouts);
 
-/* A yes/no knob, read without a lock by the data path: 0 or 1. */
-static ssize_t srnic_dev_bool_show(bool *knob, char *buf)
+/*
+ * A yes/no knob: a bool of struct srnic_dev, read without a lock by the
+ * data path; 0 or 1 (kstrtobool() words too).
+ */
+struct srnic_dev_knob_attr {
+	struct device_attribute	attr;
+	size_t			offset;	/* of the bool in struct srnic_dev */
+};
+
+static bool *srnic_dev_knob(struct device *device,
+			    struct device_attribute *attr)
 {
-	return sysfs_emit(buf, "%u\n", READ_ONCE(*knob));
+	struct srnic_dev *sdev = to_srnic_dev(rdma_device_to_ibdev(device));
+	size_t offset = container_of(attr, struct srnic_dev_knob_attr,
+				     attr)->offset;
+
+	return (bool *)((char *)sdev + offset);
 }
 
-static ssize_t srnic_dev_bool_store(bool *knob, const char *buf,
-				    size_t count)
+static ssize_t srnic_dev_knob_show(struct device *device,
+				   struct device_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%u\n",
+			  READ_ONCE(*srnic_dev_knob(device, attr)));
+}
+
+static ssize_t srnic_dev_knob_store(struct device *device,
+				    struct device_attribute *attr,
+				    const char *buf, size_t count)
 {
 	bool v;
 	int err;
@@ -266,7 +287,7 @@ static ssize_t srnic_dev_bool_store(bool *knob, const char *buf,
 	err = kstrtobool(buf, &v);
 	if (err)
 		return err;
-	WRITE_ONCE(*knob, v);
+	WRITE_ONCE(*srnic_dev_knob(device, attr), v);
 	return count;
 }
 
@@ -275,68 +296,32 @@ static ssize_t srnic_dev_bool_store(bool *knob, const char *buf,
  * CPU of the process that created it; 0 (default): on the CPU that received
  * them.
  */
-static ssize_t rx_steer_show(struct device *device,
-			     struct device_attribute *attr, char *buf)
-{
-	struct srnic_dev *sdev = to_srnic_dev(rdma_device_to_ibdev(device));
-
-	return srnic_dev_bool_show(&sdev->rx_steer, buf);
-}
-
-static ssize_t rx_steer_store(struct device *device,
-			      struct device_attribute *attr,
-			      const char *buf, size_t count)
-{
-	struct srnic_dev *sdev = to_srnic_dev(rdma_device_to_ibdev(device));
-
-	return srnic_dev_bool_store(&sdev->rx_steer, buf, count);
-}
-static DEVICE_ATTR_RW(rx_steer);
+static struct srnic_dev_knob_attr srnic_dev_attr_rx_steer = {
+	.attr = __ATTR(rx_steer, 0644, srnic_dev_knob_show,
+		       srnic_dev_knob_store),
+	.offset = offsetof(struct srnic_dev, rx_steer),
+};
 
 /*
  * Spreading (srnic_recv.c): 1 (default): a user QP's packets of a message
  * of several run on another CPU than the one that received them; 0: where
  * they were received (unless steered).
  */
-static ssize_t rx_spread_show(struct device *device,
-			      struct device_attribute *attr, char *buf)
-{
-	struct srnic_dev *sdev = to_srnic_dev(rdma_device_to_ibdev(device));
-
-	return srnic_dev_bool_show(&sdev->rx_spread, buf);
-}
-
-static ssize_t rx_spread_store(struct device *device,
-			       struct device_attribute *attr,
-			       const char *buf, size_t count)
-{
-	struct srnic_dev *sdev = to_srnic_dev(rdma_device_to_ibdev(device));
-
-	return srnic_dev_bool_store(&sdev->rx_spread, buf, count);
-}
-static DEVICE_ATTR_RW(rx_spread);
+static struct srnic_dev_knob_attr srnic_dev_attr_rx_spread = {
+	.attr = __ATTR(rx_spread, 0644, srnic_dev_knob_show,
+		       srnic_dev_knob_store),
+	.offset = offsetof(struct srnic_dev, rx_spread),
+};
 
 /*
  * Trains (srnic_sched.c): 1: an RC/UC QP's requests of one run leave as
  * fraglist GSO trains; 0 (default): one by one.
  */
-static ssize_t tx_batch_show(struct device *device,
-			     struct device_attribute *attr, char *buf)
-{
-	struct srnic_dev *sdev = to_srnic_dev(rdma_device_to_ibdev(device));
-
-	return srnic_dev_bool_show(&sdev->tx_batch, buf);
-}
-
-static ssize_t tx_batch_store(struct device *device,
-			      struct device_attribute *attr,
-			      const char *buf, size_t count)
-{
-	struct srnic_dev *sdev = to_srnic_dev(rdma_device_to_ibdev(device));
-
-	return srnic_dev_bool_store(&sdev->tx_batch, buf, count);
-}
-static DEVICE_ATTR_RW(tx_batch);
+static struct srnic_dev_knob_attr srnic_dev_attr_tx_batch = {
+	.attr = __ATTR(tx_batch, 0644, srnic_dev_knob_show,
+		       srnic_dev_knob_store),
+	.offset = offsetof(struct srnic_dev, tx_batch),
+};
 
 /* DC: attachments a DCT holds at most, read when a DCT is created */
 static ssize_t dc_max_attach_show(struct device *device,
@@ -382,9 +367,9 @@ static struct attribute *srnic_dev_attrs[] = {
 	&dev_attr_version.attr,
 	&dev_attr_netdev.attr,
 	&dev_attr_repath_timeouts.attr,
-	&dev_attr_rx_steer.attr,
-	&dev_attr_rx_spread.attr,
-	&dev_attr_tx_batch.attr,
+	&srnic_dev_attr_rx_steer.attr.attr,
+	&srnic_dev_attr_rx_spread.attr.attr,
+	&srnic_dev_attr_tx_batch.attr.attr,
 	&dev_attr_provider.attr,
 	&dev_attr_dc_max_attach.attr,
 	&dev_attr_dc_idle_ms.attr,
