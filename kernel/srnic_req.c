@@ -1136,6 +1136,25 @@ static void srnic_req_fail(struct srnic_qp *qp, struct srnic_send_wqe *wqe,
 }
 
 /*
+ * A WQE malformed when fetched (@wqe, at @cur) fails in its turn, once the
+ * WQEs before it have their answers - the completer kicks the requester
+ * then - so that they complete as they would have without it.
+ */
+static void srnic_req_malformed(struct srnic_qp *qp,
+				struct srnic_send_wqe *wqe,
+				struct srnic_req_pkt *pkt)
+{
+	u32 i;
+
+	lockdep_assert_held(&qp->req_lock);
+	for (i = qp->req.oldest; i != qp->req.cur;
+	     i = (i + 1) & qp->sq.index_mask)
+		if (srnic_swqe(qp, i)->state != SRNIC_WQE_DONE)
+			return;		/* sent: its ACK is to come */
+	srnic_req_fail(qp, wqe, wqe->status, pkt);
+}
+
+/*
  * May the requester send (state, stopped, RNR wait)? Rewinds for a retry
  * and fetches what was posted first. Flushes in the error state.
  */
@@ -1213,8 +1232,7 @@ static struct sk_buff *srnic_req_next(struct srnic_qp *qp,
 		if (state == IB_QPS_SQD && wqe->state == SRNIC_WQE_POSTED)
 			return NULL;
 		if (unlikely(wqe->status != IB_WC_SUCCESS)) {
-			/* malformed when fetched */
-			srnic_req_fail(qp, wqe, wqe->status, pkt);
+			srnic_req_malformed(qp, wqe, pkt);
 			return NULL;
 		}
 		/* IBA 10.8.3.3: a fenced WR waits for earlier READs/atomics. */
