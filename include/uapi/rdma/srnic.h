@@ -50,7 +50,7 @@
  *                             port after this many timeouts, 0-16 (0: off)
  *       SRNIC_SYSFS_RX_STEER  receive steering to the consumer's CPU, 0 or 1
  *       SRNIC_SYSFS_RX_SPREAD spreading of messages of several packets to
- *                             another CPU, 0 or 1 (1 by default)
+ *                             another CPU, 0 or 1 (0 by default)
  *       SRNIC_SYSFS_TX_BATCH  trains of an RC/UC QP's requests, 0 or 1
  *       SRNIC_SYSFS_PROVIDER  the user-space provider the device is made
  *                             for: SRNIC_PROVIDER_RXE or SRNIC_PROVIDER_NATIVE
