@@ -113,7 +113,13 @@ static void srnic_cnp_send(struct srnic_qp *qp)
 		srnic_cnp_sent(qp);
 }
 
-static bool srnic_cnp_skb_ce(const struct sk_buff *skb)
+/**
+ * srnic_cnp_skb_ce() - does a received packet carry a CE mark?
+ * @skb: the packet, its network header set
+ *
+ * Return: true if its IP header's ECN field says Congestion Experienced.
+ */
+bool srnic_cnp_skb_ce(const struct sk_buff *skb)
 {
 	if (skb->protocol == htons(ETH_P_IP))
 		return INET_ECN_is_ce(ipv4_get_dsfield(ip_hdr(skb)));

@@ -38,6 +38,10 @@ struct srnic_pkt {
 	u32			paylen;
 	bool			ackreq;
 	bool			se;
+	/* receive (srnic_recv.c): its ICRC and headers checked */
+	bool			verified;
+	/* and DCQCN's notification point has seen its ECN bits */
+	bool			np_seen;
 	const struct srnic_dceth *dceth;
 	const struct srnic_dcreth *dcreth;
 	const struct srnic_xrceth *xrceth;

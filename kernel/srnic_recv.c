@@ -188,6 +188,7 @@ static bool srnic_recv_accept(struct srnic_dev *sdev, struct srnic_pkt *pkt)
 		srnic_count(sdev, why);
 		return false;
 	}
+	pkt->verified = true;
 	srnic_count(sdev, SRNIC_CNT_RX_PACKETS);
 	srnic_count_add(sdev, SRNIC_CNT_RX_BYTES, pkt->skb->len);
 	trace_srnic_pkt_rx(sdev->ib_dev.index, pkt->qpn, 0, pkt->psn,
@@ -224,7 +225,8 @@ static void srnic_recv_qp(struct srnic_qp *qp, struct srnic_pkt *pkt)
 		srnic_dct_rcv(qp, pkt);
 		return;
 	}
-	srnic_cnp_np_rcv(qp, pkt);		/* DCQCN: CE mark -> CNP */
+	if (!pkt->np_seen)
+		srnic_cnp_np_rcv(qp, pkt);	/* DCQCN: CE mark -> CNP */
 	if (srnic_qp_is_dci(qp)) {
 		/* a DCI takes responses only */
 		if (!(info->flags & SRNIC_OPF_RESP))
@@ -270,19 +272,20 @@ static void srnic_recv_qp(struct srnic_qp *qp, struct srnic_pkt *pkt)
  * TCG guest it raises the 64 B message rate by a fifth and triples the
  * 8 B latency (an IPI per hop; README "Benchmark").
  *
- * Spreading (sysfs srnic/rx_spread, off by default) does the same for bulk
+ * Spreading (sysfs srnic/rx_spread, on by default) does the same for bulk
  * data only, and earlier: a user RC or UC QP's packet of a message of
  * several (FIRST, MIDDLE or LAST; srnic_recv_spreads()) runs on its
  * consumer's CPU, or on another CPU if the consumer's is this one, with
  * its ICRC checked there too (srnic_recv_accept() on the CPU it runs on).
  * On a veth, where one CPU would otherwise build, send, receive, check and
  * place every packet of a transfer, the receiving half moves to the other
- * CPU: ib_write_bw 64 KiB +44 % in a TCG guest (README "Benchmark"). A
+ * CPU: ib_write_bw 64 KiB +43 % in a TCG guest (README "Benchmark"). A
  * message of one packet - a ping-pong's, a small message's - runs where it
  * was received, as before: no IPI on the latency path. Counted rx_spread
- * (rx_steered counts steering's). Not the default yet: a CE mark reaches
- * DCQCN's notification point only when its packet runs, after the queue,
- * and test_dcqcn's drops with DCQCN on rose from ~3 % to 6-17 % of off's.
+ * (rx_steered counts steering's). DCQCN's notification point sees a
+ * spread packet's CE mark as it arrives, before the queue
+ * (srnic_recv_np_early()): when it saw it after the queue, test_dcqcn's
+ * drops with DCQCN on rose from ~3 % to 6-17 % of off's.
  *
  * Order: a QP's packets are run in the order they were received on one
  * CPU. qp->rx_cpu, the CPU they are queued for, changes only while none is
@@ -319,7 +322,8 @@ static DEFINE_PER_CPU(struct srnic_rx_cpu, srnic_rx_cpus);
 
 struct srnic_recv_cb {
 	struct srnic_qp		*qp;
-	bool			verify;
+	bool			verified;	/* struct srnic_pkt's */
+	bool			np_seen;
 };
 
 static struct srnic_recv_cb *srnic_recv_cb(struct sk_buff *skb)
@@ -349,8 +353,9 @@ static void srnic_recv_steered(struct tasklet_struct *t)
 			return;
 		qp = srnic_recv_cb(skb)->qp;
 		srnic_recv_fill(qp->sdev, skb, &pkt);
-		if (!srnic_recv_cb(skb)->verify ||
-		    srnic_recv_accept(qp->sdev, &pkt))
+		pkt.verified = srnic_recv_cb(skb)->verified;
+		pkt.np_seen = srnic_recv_cb(skb)->np_seen;
+		if (pkt.verified || srnic_recv_accept(qp->sdev, &pkt))
 			srnic_recv_qp(qp, &pkt);
 		atomic_dec(&qp->rx_queued);
 		srnic_qp_put(qp);
@@ -394,13 +399,14 @@ static int srnic_recv_steer_cpu(struct srnic_qp *qp, bool spread)
 }
 
 /*
- * Steer @skb, a checked packet for @qp, to its consumer's CPU. Return: true
- * if it was queued there, or dropped (counted): the skb and the caller's QP
- * reference are gone; false: run it here.
+ * Steer @pkt, a packet for @qp, to its consumer's CPU, or spread it
+ * (@spread). Return: true if it was queued there, or dropped (counted): the
+ * skb and the caller's QP reference are gone; false: run it here.
  */
-static bool srnic_recv_steer(struct srnic_qp *qp, struct sk_buff *skb,
+static bool srnic_recv_steer(struct srnic_qp *qp, struct srnic_pkt *pkt,
 			     bool spread)
 {
+	struct sk_buff *skb = pkt->skb;
 	struct srnic_rx_cpu *rc;
 	unsigned long flags;
 	bool kick;
@@ -430,7 +436,8 @@ static bool srnic_recv_steer(struct srnic_qp *qp, struct sk_buff *skb,
 	skb_dst_drop(skb);
 	skb->dev = NULL;
 	srnic_recv_cb(skb)->qp = qp;
-	srnic_recv_cb(skb)->verify = spread;
+	srnic_recv_cb(skb)->verified = pkt->verified;
+	srnic_recv_cb(skb)->np_seen = pkt->np_seen;
 	spin_lock_irqsave(&rc->queue.lock, flags);
 	if (skb_queue_len(&rc->queue) >= SRNIC_RX_STEER_MAX) {
 		spin_unlock_irqrestore(&rc->queue.lock, flags);
@@ -500,25 +507,45 @@ void srnic_recv_exit(void)
 static bool srnic_recv_spreads(struct srnic_dev *sdev,
 			       const struct srnic_pkt *pkt)
 {
-	const struct srnic_opcode_info *info = srnic_opcode_info(pkt->opcode);
+	const struct srnic_opcode_info *info;
 
-	return pkt->pos != SRNIC_POS_ONLY && READ_ONCE(sdev->rx_spread) &&
-	       (info->transport == SRNIC_TRANSPORT_RC ||
-		info->transport == SRNIC_TRANSPORT_UC) &&
-	       pkt->qpn != SRNIC_MULTICAST_QPN;
+	if (!READ_ONCE(sdev->rx_spread) || pkt->pos == SRNIC_POS_ONLY ||
+	    pkt->qpn == SRNIC_MULTICAST_QPN)
+		return false;
+	info = srnic_opcode_info(pkt->opcode);
+	return info->transport == SRNIC_TRANSPORT_RC ||
+	       info->transport == SRNIC_TRANSPORT_UC;
 }
 
 /*
- * @pkt is verified (srnic_recv_accept()) unless srnic_recv_spreads() said
- * so: then it is verified where it runs. Return: true if the packet was
- * steered to another CPU (it is gone), false if the caller still owns it.
+ * A packet about to be spread with a CE mark: DCQCN's notification point
+ * sees it now, as it arrives, not when it runs after a queue (the CNP would
+ * come late, and the queue grow). It is verified first: no CNP for a
+ * packet that is dropped. Return: false if it is dropped (counted).
+ */
+static bool srnic_recv_np_early(struct srnic_qp *qp, struct srnic_pkt *pkt)
+{
+	if (!srnic_cnp_skb_ce(pkt->skb))
+		return true;
+	if (!srnic_recv_accept(qp->sdev, pkt))
+		return false;
+	srnic_cnp_np_rcv(qp, pkt);
+	pkt->np_seen = true;
+	return true;
+}
+
+/*
+ * @pkt is verified (srnic_recv_accept()) unless @spread (srnic_recv_spreads()
+ * said so): then it is verified where it runs, here or on another CPU.
+ * Return: true if the packet was steered to another CPU (it is gone), false
+ * if the caller still owns it.
  */
 static bool srnic_recv_dispatch(struct srnic_dev *sdev, struct srnic_pkt *pkt,
-				bool verified)
+				bool spread)
 {
 	const struct srnic_opcode_info *info = srnic_opcode_info(pkt->opcode);
 	struct srnic_qp *qp;
-	bool dc;
+	bool dc, ok;
 
 	if (info->transport == SRNIC_TRANSPORT_CNP) {
 		srnic_cnp_rp_rcv(sdev, pkt);	/* DCQCN reaction point */
@@ -535,24 +562,26 @@ static bool srnic_recv_dispatch(struct srnic_dev *sdev, struct srnic_pkt *pkt,
 		return false;
 	}
 	qp = srnic_qp_get(sdev, pkt->qpn);
-	if (!qp) {
-		if (verified || srnic_recv_accept(sdev, pkt))
-			srnic_count(sdev, dc ? SRNIC_CNT_DC_UNKNOWN_DCT :
-					  SRNIC_CNT_RX_NO_QP);
-		return false;
-	}
-	if (!srnic_recv_qp_type_ok(qp, info->transport)) {
-		if (verified || srnic_recv_accept(sdev, pkt))
-			srnic_count(sdev, dc ? SRNIC_CNT_DC_NOT_DC_QP_DROPS :
-					  SRNIC_CNT_RX_BAD_HDR);
+	ok = qp && srnic_recv_qp_type_ok(qp, info->transport);
+	if (ok && spread && !srnic_recv_np_early(qp, pkt))
 		goto put;
-	}
-	if (srnic_recv_steer(qp, pkt->skb, !verified))
+	if (ok && srnic_recv_steer(qp, pkt, spread))
 		return true;		/* with our QP reference */
-	if (verified || srnic_recv_accept(sdev, pkt))
+
+	/* It runs here, verified before any outcome. */
+	if (!pkt->verified && !srnic_recv_accept(sdev, pkt))
+		goto put;
+	if (ok)
 		srnic_recv_qp(qp, pkt);
+	else if (!qp)
+		srnic_count(sdev, dc ? SRNIC_CNT_DC_UNKNOWN_DCT :
+				  SRNIC_CNT_RX_NO_QP);
+	else
+		srnic_count(sdev, dc ? SRNIC_CNT_DC_NOT_DC_QP_DROPS :
+				  SRNIC_CNT_RX_BAD_HDR);
 put:
-	srnic_qp_put(qp);
+	if (qp)
+		srnic_qp_put(qp);
 	return false;
 }
 
@@ -589,7 +618,7 @@ int srnic_udp_encap_recv(struct sock *sk, struct sk_buff *skb)
 	struct srnic_dev *sdev;
 	struct srnic_pkt pkt;
 	unsigned int ulen;
-	bool verified;
+	bool spread;
 	int why;
 
 	sdev = srnic_dev_get_by_netdev(skb->dev);
@@ -612,10 +641,10 @@ int srnic_udp_encap_recv(struct sock *sk, struct sk_buff *skb)
 		goto put_dev;
 	}
 	srnic_recv_fill(sdev, skb, &pkt);
-	verified = !srnic_recv_spreads(sdev, &pkt);
-	if (verified && !srnic_recv_accept(sdev, &pkt))
+	spread = srnic_recv_spreads(sdev, &pkt);
+	if (!spread && !srnic_recv_accept(sdev, &pkt))
 		goto put_dev;
-	if (!srnic_recv_dispatch(sdev, &pkt, verified))
+	if (!srnic_recv_dispatch(sdev, &pkt, spread))
 		consume_skb(skb);
 	ib_device_put(&sdev->ib_dev);
 	return 0;

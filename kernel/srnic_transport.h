@@ -76,6 +76,7 @@ int srnic_xmit_out(struct srnic_dev *sdev, struct sk_buff *skb,
 
 /* srnic_cnp.c: CNPs (the reaction point's pacer glue: srnic_sched.c) */
 void srnic_cnp_build(struct srnic_cnp *cnp, u32 dqpn);
+bool srnic_cnp_skb_ce(const struct sk_buff *skb);
 void srnic_cnp_np_rcv(struct srnic_qp *qp, struct srnic_pkt *pkt);
 void srnic_cnp_rp_rcv(struct srnic_dev *sdev, struct srnic_pkt *pkt);
 
