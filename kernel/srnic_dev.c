@@ -303,8 +303,8 @@ static struct srnic_dev_knob_attr srnic_dev_attr_rx_steer = {
 };
 
 /*
- * Spreading (srnic_recv.c): 1: a user QP's packets of a message of several
- * run on another CPU than the one that received them; 0 (default): where
+ * Spreading (srnic_recv.c): 1 (default): a user QP's packets of a message
+ * of several run on another CPU than the one that received them; 0: where
  * they were received (unless steered).
  */
 static struct srnic_dev_knob_attr srnic_dev_attr_rx_spread = {
@@ -586,6 +586,7 @@ int srnic_dev_add(const char *name, struct net_device *ndev,
 	srnic_dev_init_tables(sdev);
 	sdev->ndev = ndev;
 	sdev->mode = mode;
+	sdev->rx_spread = true;	/* sysfs srnic/rx_spread */
 	sdev->dc_max_attach = SRNIC_DC_MAX_ATTACH_DEFAULT;
 	sdev->dc_idle_ms = SRNIC_DC_IDLE_MS_DEFAULT;
 	netdev_hold(ndev, &sdev->ndev_tracker, GFP_KERNEL);

@@ -6,7 +6,7 @@
 #
 #   tools/bench.sh [--stack rxe|srnic|both] [--rounds N] [--quick]
 #                  [--mtu 1500|9000] [--out FILE] [--json FILE] [--png FILE]
-#                  [--wait-idle SECS] [--rx-steer] [--tx-batch] [--rx-spread]
+#                  [--wait-idle SECS] [--rx-steer] [--tx-batch] [--no-spread]
 #   tools/bench.sh --summarize [--json FILE] [--png FILE] TSV...
 #
 #   --stack      which stack(s) to measure (default: both)
@@ -23,7 +23,7 @@
 #                (other processes < 0.3 cores over 3 s), then run anyway
 #   --rx-steer   srnic with receive steering on (sysfs srnic/rx_steer)
 #   --tx-batch   srnic with trains on (sysfs srnic/tx_batch)
-#   --rx-spread  srnic with spreading on (sysfs srnic/rx_spread)
+#   --no-spread  srnic with spreading off (sysfs srnic/rx_spread)
 #   --summarize  no VM: summarize TSV files of earlier runs (their rounds
 #                numbered on), print the table, write --json/--png
 #
@@ -60,7 +60,7 @@ VMRUN=$REPO/tests/vm/vmrun
 SUMMARY=$REPO/tools/bench_summary.py
 # shellcheck source=tools/hostload_lib.sh
 . "$REPO/tools/hostload_lib.sh"
-stack=both mode=full out='' wait_idle=0 rounds=3 mtu=1500 summarize='' steer=0 batch=0 spread=0
+stack=both mode=full out='' wait_idle=0 rounds=3 mtu=1500 summarize='' steer=0 batch=0 spread=1
 sum_args=() tsvs=()
 
 # usage [0]: the options; to stdout and exit 0 when asked for, else an error
@@ -84,7 +84,7 @@ while [ $# -gt 0 ]; do
 	--summarize) summarize=1; shift ;;
 	--rx-steer) steer=1; shift ;;
 	--tx-batch) batch=1; shift ;;
-	--rx-spread) spread=1; shift ;;
+	--no-spread) spread=0; shift ;;
 	-h | --help) usage 0 ;;
 	-*) echo "bench.sh: unknown argument $1" >&2; usage ;;
 	*) tsvs+=("$1"); shift ;;

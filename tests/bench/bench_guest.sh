@@ -59,7 +59,7 @@ mode=${2:-full}
 mtu=${3:-1500}
 steer=${4:-0}		# srnic: sysfs srnic/rx_steer of both devices
 batch=${5:-0}		# srnic: sysfs srnic/tx_batch of both devices
-spread=${6:-0}		# srnic: sysfs srnic/rx_spread of both devices
+spread=${6:-1}		# srnic: sysfs srnic/rx_spread of both devices
 LOG=/tmp/bench
 mkdir -p "$LOG"
 

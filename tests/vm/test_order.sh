@@ -38,12 +38,15 @@
 # 0 by default, 2 refused; on, the same ib_write_bw and ib_read_bw leave
 # the same counters at 0, tx_train_packets grows on the requesting
 # device, and rc_xfer.py moves 2 MiB each way, every byte compared.
-# Spreading (sysfs srnic/rx_spread, off by default: a packet of a message
-# of several runs on another CPU): 0 by default (nothing spread by the runs
-# above), 2 refused; on, the same ib_write_bw and ib_read_bw leave the same
-# counters but retransmits at 0 (a busy host may delay an ACK past the
-# timeout: the spread packet waits for the other vCPU), rx_spread grows on the receiving device (srnic0 for the
-# WRITEs, srnic1 for the READ responses) and no queue overflows.
+# Spreading (sysfs srnic/rx_spread, on by default: a packet of a message of
+# several runs on another CPU): 1 by default, 2 refused. The first
+# ib_write_bw and ib_read_bw run with it: nothing out of order (retransmits
+# are not checked there: on a busy host a descheduled vCPU may hold a spread
+# packet, and so its ACK, past perftest's 67 ms), rx_spread grows on the
+# receiving device (srnic0 for the WRITEs, srnic1 for the READ responses),
+# no queue overflows. Then spreading goes off for the same two runs, which
+# must leave every counter above at 0 and spread nothing, and for the
+# steering and trains runs below.
 # Then ib_write_lat -s 8 -n 1000: each side's ACKs go from the CPU that
 # received the request, the other's requests are not handed over to it
 # (tx_handovers grows by fewer than 100 for 2000 WRITEs; it grew by one
@@ -66,14 +69,15 @@ QP_TIMEOUT=14
 dmesg -C
 srnic_pair_up
 
-CNTS="req_placed_out_of_order out_of_seq_request read_resp_out_of_order
-retransmits rcvd_seq_err"
-# reordered LABEL: the sum of every watched counter's growth, both devices;
-# an info line names those that moved
+ORDER_CNTS="req_placed_out_of_order out_of_seq_request read_resp_out_of_order
+rcvd_seq_err"
+CNTS="$ORDER_CNTS retransmits"
+# reordered LABEL [COUNTERS]: the sum of COUNTERS' growth (default $CNTS),
+# both devices; an info line names every counter that moved
 reordered() {
 	local c sum=0
 	deltas "$1" >&2
-	for c in $CNTS; do
+	for c in ${2:-$CNTS}; do
 		sum=$((sum + $(delta_sum "$c")))
 	done
 	echo "$sum"
@@ -117,9 +121,13 @@ show_retransmits() {
 	grep -B3 srnic_retransmit: "$tr" | head -n 80 | sed 's/^ */  | /'
 }
 
-# run NAME TOOL ITERS: TOOL with ITERS 64 KiB messages, nsB -> nsA
+# run NAME TOOL ITERS [order]: TOOL with ITERS 64 KiB messages, nsB -> nsA;
+# nothing out of order and nothing retransmitted, or with "order" only the
+# first
 run() {
-	local name=$1 tool=$2 iters=$3 d0 d1 r
+	local name=$1 tool=$2 iters=$3 d0 d1 r what="nothing out of order"
+	local cnts=$ORDER_CNTS
+	[ "${4:-}" = order ] || { cnts=$CNTS what+=", nothing retransmitted"; }
 	d0=$(drops)
 	snap
 	trace_acks
@@ -129,41 +137,32 @@ run() {
 		"$tool" -d srnic1 -x "$G1" -s 65536 -n "$iters" -u "$QP_TIMEOUT" \
 		-F 10.99.0.1
 	show_retransmits "$name"
-	r=$(reordered "$name")
+	r=$(reordered "$name" "$cnts")
 	echo "info $name: srnic1 local_ack_timeout_err +$(delta srnic1 local_ack_timeout_err) read_gap_retries +$(delta srnic1 read_gap_retries); send_err now srnic0 $(counter srnic0 send_err) srnic1 $(counter srnic1 send_err)"
 	d1=$(drops)
 	t_eq "$name: the link dropped nothing" $((d1 - d0)) 0
-	t_eq "$name: $RUN_WHAT" "$r" 0
+	t_eq "$name: $what" "$r" 0
 }
-RUN_WHAT="nothing out of order, nothing retransmitted"
 
-run write_bw ib_write_bw 1000
-run read_bw ib_read_bw 500
-
-# Spreading (sysfs srnic/rx_spread, off by default): the packets of a
+# Spreading (sysfs srnic/rx_spread, on by default): the packets of a
 # message of several run on another CPU than the one that received them,
 # their ICRC checked there.
 spread() { srnic_knob_set rx_spread "$1" srnic0 srnic1; }
-t_eq "rx_spread is 0 (off) by default" "$(cat "$(srnic_knob srnic0 rx_spread)")" 0
-t_eq "spreading off: nothing spread" "$(delta_sum rx_spread)" 0
+t_eq "rx_spread is 1 (on) by default" "$(cat "$(srnic_knob srnic0 rx_spread)")" 1
 t_expect_fail "rx_spread refuses 2" "Invalid argument" \
 	bash -c "echo 2 > $(srnic_knob srnic0 rx_spread)"
-t_check "rx_spread on, both devices" spread 1
-# A spread packet waits in the other CPU's queue: on a busy host a
-# descheduled vCPU holds its ACK past perftest's 67 ms (1-2 timeouts in a
-# run while the host built userspace), so only order is checked here.
-CNTS_ALL=$CNTS RUN_WHAT="nothing out of order"
-CNTS="req_placed_out_of_order out_of_seq_request read_resp_out_of_order rcvd_seq_err"
-run "write_bw, spreading on" ib_write_bw 1000
-t_check "write_bw, spreading on: srnic0 spread the WRITEs' packets (rx_spread +$(delta srnic0 rx_spread))" \
+run write_bw ib_write_bw 1000 order
+t_check "write_bw: srnic0 spread the WRITEs' packets (rx_spread +$(delta srnic0 rx_spread))" \
 	test "$(delta srnic0 rx_spread)" -gt 0
-t_eq "write_bw, spreading on: no queue overflowed" "$(delta_sum rx_steer_drops)" 0
-run "read_bw, spreading on" ib_read_bw 500
-t_check "read_bw, spreading on: srnic1 spread the READ responses (rx_spread +$(delta srnic1 rx_spread))" \
+t_eq "write_bw: no queue overflowed" "$(delta_sum rx_steer_drops)" 0
+run read_bw ib_read_bw 500 order
+t_check "read_bw: srnic1 spread the READ responses (rx_spread +$(delta srnic1 rx_spread))" \
 	test "$(delta srnic1 rx_spread)" -gt 0
-t_eq "read_bw, spreading on: no queue overflowed" "$(delta_sum rx_steer_drops)" 0
-t_check "rx_spread off again" spread 0
-CNTS=$CNTS_ALL RUN_WHAT="nothing out of order, nothing retransmitted"
+t_eq "read_bw: no queue overflowed" "$(delta_sum rx_steer_drops)" 0
+t_check "rx_spread off, both devices" spread 0
+run "write_bw, spreading off" ib_write_bw 1000
+t_eq "write_bw, spreading off: nothing spread" "$(delta_sum rx_spread)" 0
+run "read_bw, spreading off" ib_read_bw 500
 
 # hotplug_steered: rc_xfer.py, server pinned to CPU 1, while CPU 1 goes
 # offline and online again in a loop: packets steered to it must still be
@@ -253,7 +252,7 @@ fi
 # (a veth receives on the sender's CPU) and the other side's next request
 # was handed over to it - an IPI (tx_handovers) for every ACK, two per
 # round trip - or ran there: every packet of both directions on one CPU.
-t_check "rx_spread on for the ping-pong" spread 1
+t_check "rx_spread on again" spread 1
 snap
 pair "write_lat: ib_write_lat -s 8 -n 1000" \
 	ib_write_lat -d srnic0 -x "$G0" -s 8 -n 1000 -F -- \
@@ -265,7 +264,6 @@ h=$(delta_sum tx_handovers)
 t_check "write_lat: $h of 2000 WRITEs and 2000 ACKs handed over to another CPU (< 100)" \
 	test "$h" -lt 100
 t_eq "write_lat: messages of one packet are not spread" "$(delta_sum rx_spread)" 0
-t_check "rx_spread off" spread 0
 
 srnic_pair_down
 t_summary

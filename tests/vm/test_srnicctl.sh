@@ -94,7 +94,7 @@ jcheck "show: DCQCN state (roce_np/roce_rp enable) reported" \
 	ctl -j show
 srnic_knob_set tx_batch 1 srnic1
 jcheck "show: modes (provider, repath_timeouts, rx_steer, rx_spread, tx_batch) as sysfs has them" \
-	'all(r["modes"]["provider"] == "rxe" and r["modes"]["repath_timeouts"] == 0 and r["modes"]["rx_steer"] is False and r["modes"]["rx_spread"] is False and r["modes"]["tx_batch"] is (r["dev"] == "srnic1") for r in j)' \
+	'all(r["modes"]["provider"] == "rxe" and r["modes"]["repath_timeouts"] == 0 and r["modes"]["rx_steer"] is False and r["modes"]["rx_spread"] is True and r["modes"]["tx_batch"] is (r["dev"] == "srnic1") for r in j)' \
 	ctl -j show
 srnic_knob_set tx_batch 0 srnic1
 t_expect_fail "show: unknown device" 'no RDMA device nosuch' ctl show nosuch

@@ -28,7 +28,7 @@ public:
     dir_.write(ib + "srnic/repath_timeouts", "0\n");
     dir_.write(ib + "srnic/rx_steer", "0\n");
     dir_.write(ib + "srnic/tx_batch", "0\n");
-    dir_.write(ib + "srnic/rx_spread", "0\n");
+    dir_.write(ib + "srnic/rx_spread", "1\n");
     dir_.write(ib + "srnic/provider", "rxe\n");
     dir_.write(ib + "node_guid", "5054:00ff:fe12:3456\n");
     const std::string p = ib + "ports/1/";

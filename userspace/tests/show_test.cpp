@@ -112,14 +112,14 @@ TEST(ShowCli, Text) {
                    "netdev vethA netdev_state up mtu 1500 active_mtu 1024 gids "
                    "0:fe80::5054:ff:fe12:3456/v1,1:fe80::5054:ff:fe12:3456/v2,"
                    "2:::ffff:10.99.0.1/v2 dcqcn np:on,rp:on "
-                   "modes provider:rxe,repath_timeouts:0,rx_steer:off,rx_spread:off,tx_batch:off \n");
+                   "modes provider:rxe,repath_timeouts:0,rx_steer:off,rx_spread:on,tx_batch:off \n");
 }
 
 TEST(ShowCli, Json) {
   test::FakeHost host;
   host.dir().write("sys/class/infiniband/srnic0/roce_rp/enable", "0\n");
   host.dir().write("sys/class/infiniband/srnic0/srnic/tx_batch", "1\n");
-  host.dir().write("sys/class/infiniband/srnic0/srnic/rx_spread", "1\n");
+  host.dir().write("sys/class/infiniband/srnic0/srnic/rx_spread", "0\n");
   CliRun r = run_on(host, {"-j", "show", "srnic0"});
   ASSERT_EQ(r.status, EXIT_SUCCESS) << r.err;
   nlohmann::json j = nlohmann::json::parse(r.out);
@@ -135,7 +135,7 @@ TEST(ShowCli, Json) {
   EXPECT_EQ(j[0]["dcqcn"]["rp"], false);
   EXPECT_EQ(j[0]["modes"]["repath_timeouts"], 0);
   EXPECT_EQ(j[0]["modes"]["rx_steer"], false);
-  EXPECT_EQ(j[0]["modes"]["rx_spread"], true);
+  EXPECT_EQ(j[0]["modes"]["rx_spread"], false);
   EXPECT_EQ(j[0]["modes"]["tx_batch"], true);
   EXPECT_EQ(j[0]["modes"]["provider"], "rxe");
 }
