@@ -57,6 +57,15 @@
 #define SRNIC_WQ_PERCPU		0
 #endif
 
+/*
+ * 6.17: system_dfl_wq is the unbound system workqueue; system_unbound_wq,
+ * its old name, is deprecated, and later kernels log a warning for work
+ * queued on it.
+ */
+#ifndef SRNIC_HAVE_SYSTEM_DFL_WQ
+#define system_dfl_wq		system_unbound_wq
+#endif
+
 /* 6.13: hrtimer_setup() sets the callback too; 6.15 removed hrtimer_init() */
 #ifndef SRNIC_HAVE_HRTIMER_SETUP
 static inline void

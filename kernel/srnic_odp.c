@@ -293,7 +293,7 @@ static void srnic_odp_want(struct srnic_odp *odp, u32 first, u32 last)
 		odp->want = true;
 		odp->want_first = first;
 		odp->want_last = last;
-		queue_work(system_unbound_wq, &odp->work);
+		queue_work(system_dfl_wq, &odp->work);
 	}
 	spin_unlock_irqrestore(&odp->lock, flags);
 }

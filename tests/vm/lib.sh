@@ -197,7 +197,7 @@ T_SPLAT_RE+='|suspicious RCU usage|sleeping function called from invalid context
 T_SPLAT_RE+='|scheduling while atomic|bad unlock balance|held lock freed'
 T_SPLAT_RE+='|list_(add|del) corruption|rcu.*(self-detected stall|detected stall)'
 T_SPLAT_RE+='|soft lockup|hard LOCKUP|blocked for more than|workqueue lockup'
-T_SPLAT_RE+='|Kernel panic'
+T_SPLAT_RE+='|Kernel panic|enqueued on deprecated workqueue'
 T_BG_PIDS=()
 T_REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd -P)
 
