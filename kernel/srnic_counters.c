@@ -57,6 +57,7 @@ static const struct rdma_stat_desc srnic_counter_descs[] = {
 	[SRNIC_CNT_RX_STEER_DROPS].name = "rx_steer_drops",
 	[SRNIC_CNT_RX_SPREAD].name = "rx_spread",
 	[SRNIC_CNT_TX_TRAIN_PKTS].name = "tx_train_packets",
+	[SRNIC_CNT_TAIL_PROBES].name = "tail_probes",
 	[SRNIC_CNT_DC_ATTACH].name = "dc_attach",
 	[SRNIC_CNT_DC_ATTACH_REUSED].name = "dc_attach_reused",
 	[SRNIC_CNT_DC_DETACH].name = "dc_detach",

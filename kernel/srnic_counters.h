@@ -57,6 +57,7 @@ enum srnic_counter {
 	SRNIC_CNT_RX_STEER_DROPS,	/* dropped: that CPU's queue was full */
 	SRNIC_CNT_RX_SPREAD,		/* packets spread to another CPU */
 	SRNIC_CNT_TX_TRAIN_PKTS,	/* packets sent in trains of 2 or more */
+	SRNIC_CNT_TAIL_PROBES,		/* unasked tails asked for an ACK */
 	/* DC (docs/dc.md); target side but for dc_attach_reused */
 	SRNIC_CNT_DC_ATTACH,		/* attachments made */
 	SRNIC_CNT_DC_ATTACH_REUSED,	/* DCI: a WR to the attached target */

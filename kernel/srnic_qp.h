@@ -302,6 +302,17 @@ struct srnic_qp {
 		unsigned long	owed_since;
 		unsigned long	last_tx;
 		/*
+		 * The last packet sent ended an unsignaled message without
+		 * AckReq (srnic_req_ackreq()): @unasked, the WQE at
+		 * @unasked_idx. If nothing follows it, it is sent again
+		 * asking for one (@probe_due, then @probe for its packet;
+		 * srnic_req_probe()).
+		 */
+		bool		unasked;
+		bool		probe_due;
+		bool		probe;
+		u32		unasked_idx;
+		/*
 		 * The round trip, measured one packet at a time, and the
 		 * timeout it gives (srnic_req_timeout()): smoothed and
 		 * variation in µs (0: nothing measured yet), and the

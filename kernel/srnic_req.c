@@ -570,20 +570,46 @@ static bool srnic_req_window_open(struct srnic_qp *qp,
 }
 
 /*
- * Does the RC packet at @pos ask for an ACK? AckReq every
- * SRNIC_ACKREQ_EVERY packets, and on a message's last packet unless
- * another request goes right after it (which then asks for both): one ACK
- * per small message halved the message rate. While DCQCN slows the QP
- * down, also every eighth of the retransmit timeout, or 64 packets could
- * take longer than the timeout (an ACK for every packet cost the paced
- * sender much of its rate in a VM).
+ * May @wqe, at @cur, end without AckReq although no request is sent right
+ * after it? When nobody waits for its completion (unsignaled), nothing is
+ * posted behind it (which could wait for it: a local operation, a fence),
+ * and on a QP in RTS that is not a DCI (SQD and a DCI's move wait for every
+ * ACK). The next request that asks for an ACK covers it; if none follows,
+ * it is sent again asking for one (srnic_req_probe()).
  */
-static bool srnic_req_ackreq(struct srnic_qp *qp, enum srnic_pkt_pos pos)
+static bool srnic_req_may_leave_unasked(struct srnic_qp *qp,
+					const struct srnic_send_wqe *wqe)
+{
+	lockdep_assert_held(&qp->req_lock);
+	return !qp->sq_sig_all && !(wqe->send_flags & IB_SEND_SIGNALED) &&
+	       ((qp->req.cur + 1) & qp->sq.index_mask) == qp->req.fetch &&
+	       !srnic_qp_is_dci(qp) && srnic_qp_state(qp) == IB_QPS_RTS;
+}
+
+/*
+ * Does the RC packet at @pos of @wqe ask for an ACK? AckReq every
+ * SRNIC_ACKREQ_EVERY packets, and on a message's last packet unless
+ * another request goes right after it (which then asks for both) or the
+ * message is unsignaled with nothing behind it
+ * (srnic_req_may_leave_unasked()): one ACK per small message halved the
+ * message rate, and perftest, UCX and NFS/RDMA post one WR per doorbell,
+ * mostly unsignaled - an ACK each way per message until these were left
+ * unasked (ib_send_bw 64 B: 40000 ACKs for 40000 SENDs, then 1600). A
+ * probe asks (srnic_req_probe()). While DCQCN slows the QP down, also
+ * every eighth of the retransmit timeout, or 64 packets could take longer
+ * than the timeout (an ACK for every packet cost the paced sender much of
+ * its rate in a VM).
+ */
+static bool srnic_req_ackreq(struct srnic_qp *qp,
+			     const struct srnic_send_wqe *wqe,
+			     enum srnic_pkt_pos pos)
 {
 	bool ackreq;
 
 	/* DC: an attachment's first packet (qp->req.psn) goes alone */
-	ackreq = ((pos & SRNIC_POS_LAST) && !srnic_req_next_goes(qp)) ||
+	ackreq = ((pos & SRNIC_POS_LAST) && !srnic_req_next_goes(qp) &&
+		  !srnic_req_may_leave_unasked(qp, wqe)) ||
+		 qp->req.probe ||
 		 (srnic_qp_is_dci(qp) && srnic_dci_attaching(qp, qp->req.psn)) ||
 		 ++qp->req.since_ackreq >= SRNIC_ACKREQ_EVERY ||
 		 (qp->dcqcn.active &&
@@ -591,6 +617,7 @@ static bool srnic_req_ackreq(struct srnic_qp *qp, enum srnic_pkt_pos pos)
 		  jiffies_to_nsecs(srnic_req_timeout(qp)) / 8);
 	if (ackreq) {
 		qp->req.since_ackreq = 0;
+		qp->req.probe = false;
 		if (qp->dcqcn.active)
 			qp->req.ackreq_ns = ktime_get_ns();
 	}
@@ -799,6 +826,45 @@ void srnic_req_answered(struct srnic_qp *qp, u32 psn)
 }
 
 /*
+ * How long an unasked tail waits for the next request before it is probed:
+ * two round trips, at least two ticks (one may be nearly over when it is
+ * set), at most the timeout.
+ */
+static unsigned long srnic_req_probe_delay(struct srnic_qp *qp,
+					   unsigned long timeout)
+{
+	unsigned long d = usecs_to_jiffies(2 * qp->req.srtt_us);
+
+	return min(max(d, 2UL), timeout);
+}
+
+/*
+ * A packet at @pos, @psn (@npsn PSNs) leaves. On an RC QP, if it @asks for
+ * an answer (AckReq, a READ or an atomic), it is owed one; if it ends a
+ * message without asking (srnic_req_may_leave_unasked(), or a request
+ * right behind it), the retransmit timer comes at the probe delay.
+ */
+static void srnic_req_asked(struct srnic_qp *qp, bool asks,
+			    enum srnic_pkt_pos pos, u32 psn, u32 npsn)
+{
+	unsigned long t;
+
+	lockdep_assert_held(&qp->req_lock);
+	if (!srnic_qp_reliable(qp))
+		return;
+	if (asks)
+		srnic_req_owe(qp, psn, npsn);
+	qp->req.unasked = !asks && (pos & SRNIC_POS_LAST);
+	if (!qp->req.unasked)
+		return;
+	qp->req.unasked_idx = qp->req.cur;
+	t = srnic_req_timeout(qp);
+	if (t && !qp->req.owed)
+		timer_reduce(&qp->retrans_timer,
+			     jiffies + srnic_req_probe_delay(qp, t));
+}
+
+/*
  * Build the next packet of @wqe. Returns 1 when a packet was built, 0 when
  * the window, read credits or pacing stop us, or a negative errno when the
  * WQE cannot be sent (it is then completed in error).
@@ -848,7 +914,7 @@ static int srnic_req_build(struct srnic_qp *qp, struct srnic_send_wqe *wqe,
 	if (!skb)
 		return err == -ENOMEM || err == -EAGAIN ? err : -EACCES;
 
-	ackreq = rc && srnic_req_ackreq(qp, pos);
+	ackreq = rc && srnic_req_ackreq(qp, wqe, pos);
 	bth = (struct srnic_bth *)skb->data;
 	srnic_bth_init(bth, opcode,
 		       (pos & SRNIC_POS_LAST) &&
@@ -860,8 +926,7 @@ static int srnic_req_build(struct srnic_qp *qp, struct srnic_send_wqe *wqe,
 
 	if (wqe->sent == 0)
 		wqe->first_psn = psn;
-	if (ackreq || is_read || is_atomic)
-		srnic_req_owe(qp, psn, npsn);
+	srnic_req_asked(qp, ackreq || is_read || is_atomic, pos, psn, npsn);
 	if (is_read || is_atomic)
 		qp->req.rd_outstanding++;
 	wqe->sent += paylen;
@@ -923,9 +988,23 @@ bool srnic_req_has_work(struct srnic_qp *qp)
 	return work;
 }
 
-void srnic_req_arm_timer(struct srnic_qp *qp)
+/*
+ * How long the QP waits for an answer before it acts: the timeout, or with
+ * nothing owed and an unasked tail, the probe delay.
+ */
+static unsigned long srnic_req_wait(struct srnic_qp *qp)
 {
 	unsigned long t = srnic_req_timeout(qp);
+
+	lockdep_assert_held(&qp->req_lock);
+	if (t && !qp->req.owed && qp->req.unasked)
+		t = srnic_req_probe_delay(qp, t);
+	return t;
+}
+
+void srnic_req_arm_timer(struct srnic_qp *qp)
+{
+	unsigned long t = srnic_req_wait(qp);
 
 	lockdep_assert_held(&qp->req_lock);
 	if (!t)
@@ -993,7 +1072,7 @@ static bool srnic_req_timer_grace(struct srnic_qp *qp)
  */
 static bool srnic_req_timer_early(struct srnic_qp *qp)
 {
-	unsigned long t = srnic_req_timeout(qp);
+	unsigned long t = srnic_req_wait(qp);
 	unsigned long due;
 
 	lockdep_assert_held(&qp->req_lock);
@@ -1051,6 +1130,9 @@ static void srnic_req_rewind(struct srnic_qp *qp)
 	qp->req.need_retry = false;
 	/* What is resent is owed again, from when it leaves. */
 	qp->req.owed = false;
+	qp->req.unasked = false;
+	qp->req.probe_due = false;
+	qp->req.probe = false;
 	/* Either copy may be answered: no sample (srnic_req_rtt_start()) */
 	if (qp->req.srtt_us)
 		qp->req.rtt_timing = false;
@@ -1116,6 +1198,37 @@ static void srnic_req_rewind(struct srnic_qp *qp)
 			       qp->req.psn, qp->req.retx_cause);
 }
 
+/*
+ * Tail probe: the last packet sent ended an unsignaled message without
+ * AckReq and nothing followed it (the timer at the probe delay, or a local
+ * operation that must wait for its completion). That packet is sent again,
+ * asking for an ACK: the responder answers the duplicate with an ACK for
+ * everything it has, or, if packets before it were lost, with a sequence
+ * NAK (go-back-N then). Not a retransmit: no retry is used up. Counted
+ * tail_probes.
+ */
+static void srnic_req_probe(struct srnic_qp *qp)
+{
+	struct srnic_send_wqe *wqe = srnic_swqe(qp, qp->req.unasked_idx);
+	u32 pmtu = srnic_qp_pmtu(qp);
+
+	lockdep_assert_held(&qp->req_lock);
+	qp->req.probe_due = false;
+	if (!qp->req.unasked || qp->req.owed)
+		return;
+	qp->req.unasked = false;
+	/* acknowledged meanwhile, or not what was sent last */
+	if (wqe->state != SRNIC_WQE_SENT ||
+	    srnic_psn_add(wqe->last_psn, 1) != qp->req.psn)
+		return;
+	srnic_count(qp->sdev, SRNIC_CNT_TAIL_PROBES);
+	wqe->sent = (max_t(u32, DIV_ROUND_UP(wqe->length, pmtu), 1) - 1) * pmtu;
+	wqe->state = SRNIC_WQE_SENDING;
+	qp->req.cur = qp->req.unasked_idx;
+	qp->req.psn = wqe->last_psn;
+	qp->req.probe = true;
+}
+
 static void srnic_req_flush_locked(struct srnic_qp *qp);
 
 /*
@@ -1173,6 +1286,8 @@ static bool srnic_req_may_go(struct srnic_qp *qp, enum ib_qp_state state,
 		return false;
 	if (qp->req.need_retry)
 		srnic_req_rewind(qp);
+	else if (qp->req.probe_due)
+		srnic_req_probe(qp);
 	if (!srnic_req_fetch(qp)) {
 		/* The user broke the SQ's producer index: the QP fails. */
 		srnic_count(qp->sdev, SRNIC_CNT_RING_INDEX_ERR);
@@ -1240,6 +1355,11 @@ static struct sk_buff *srnic_req_next(struct srnic_qp *qp,
 		    wqe->state == SRNIC_WQE_POSTED)
 			return NULL;
 		if (srnic_wr_is_local(wqe->opcode)) {
+			/* its completion waits for the unasked one's ACK */
+			if (qp->req.unasked && !qp->req.owed) {
+				srnic_req_probe(qp);
+				continue;
+			}
 			srnic_req_local_op(qp, wqe);
 			continue;
 		}
@@ -1439,8 +1559,18 @@ void srnic_req_retrans_timer(struct timer_list *t)
 	struct srnic_qp *qp = timer_container_of(qp, t, retrans_timer);
 
 	spin_lock_bh(&qp->req_lock);
-	if (srnic_req_idle(qp) || srnic_req_timer_early(qp) ||
-	    srnic_req_timer_grace(qp)) {
+	if (srnic_req_idle(qp) || srnic_req_timer_early(qp)) {
+		spin_unlock_bh(&qp->req_lock);
+		return;
+	}
+	/* an unasked tail and nothing after it: ask (no sign of loss) */
+	if (qp->req.unasked && !qp->req.owed) {
+		qp->req.probe_due = true;
+		spin_unlock_bh(&qp->req_lock);
+		srnic_sched_kick_now(qp);
+		return;
+	}
+	if (srnic_req_timer_grace(qp)) {
 		/* Nothing outstanding, or no sign of loss yet. */
 		spin_unlock_bh(&qp->req_lock);
 		return;

@@ -1156,6 +1156,129 @@ static void srnic_dp_timer_slow_sender(struct kunit *test)
 	srnic_dp_expect_delivered(test, ctx, 107, 108, 100);
 }
 
+/*
+ * Hold the wire and send an unsignaled 100-byte SEND from A (@send_id) into
+ * a receive at B (@recv_id), nothing posted behind it: its packet, taken
+ * off the wire, does not ask for an ACK (srnic_req_may_leave_unasked()).
+ * A's WRs are unsignaled from here on (the fixture makes the QPs anew).
+ */
+static struct sk_buff *srnic_dp_unasked_send(struct kunit *test,
+					     struct srnic_dp_ctx *ctx,
+					     u64 recv_id, u64 send_id)
+{
+	struct sk_buff *req;
+
+	to_srnic_qp(ctx->qp[SRNIC_DP_A])->sq_sig_all = false;
+	srnic_dp_fill(ctx, SRNIC_DP_A, 0, 100, 73);
+	srnic_dp_send_held(test, ctx, recv_id, send_id);
+	req = skb_dequeue(&ctx->kd.wire->held);
+	KUNIT_ASSERT_NOT_NULL(test, req);
+	KUNIT_EXPECT_EQ(test, srnic_kw_opcode(req), IB_OPCODE_RC_SEND_ONLY);
+	KUNIT_EXPECT_EQ(test, srnic_kw_psn(req), SRNIC_DP_PSN_A);
+	KUNIT_EXPECT_FALSE(test, srnic_bth_ackreq(srnic_kw_bth(req)));
+	return req;
+}
+
+/* The held probe of an unasked tail: the same packet, asking for an ACK. */
+static struct sk_buff *srnic_dp_take_probe(struct kunit *test,
+					   struct srnic_dp_ctx *ctx)
+{
+	struct sk_buff *probe;
+
+	KUNIT_ASSERT_EQ(test, srnic_kw_wait_held(ctx->kd.wire, 1), 1);
+	probe = skb_dequeue(&ctx->kd.wire->held);
+	KUNIT_EXPECT_EQ(test, srnic_kw_opcode(probe), IB_OPCODE_RC_SEND_ONLY);
+	KUNIT_EXPECT_EQ(test, srnic_kw_psn(probe), SRNIC_DP_PSN_A);
+	KUNIT_EXPECT_TRUE(test, srnic_bth_ackreq(srnic_kw_bth(probe)));
+	KUNIT_EXPECT_EQ(test, srnic_dp_cnt(ctx, SRNIC_CNT_TAIL_PROBES), 1);
+	KUNIT_EXPECT_EQ(test, srnic_dp_cnt(ctx, SRNIC_CNT_RETRANSMITS), 0);
+	KUNIT_EXPECT_EQ(test, srnic_dp_cnt(ctx, SRNIC_CNT_RETRANS_TIMEOUTS), 0);
+	return probe;
+}
+
+/*
+ * An unsignaled SEND with nothing behind it goes without AckReq, and the
+ * responder does not acknowledge it; nothing follows, so at the probe
+ * delay (well before the 67 ms timeout) the requester sends its packet
+ * again asking for an ACK - no retransmit, no timeout - the responder
+ * answers the duplicate, and the WQE retires without a completion.
+ */
+static void srnic_dp_unasked_tail_probe(struct kunit *test)
+{
+	struct srnic_dp_ctx *ctx = test->priv;
+	struct srnic_kw_wire *w = ctx->kd.wire;
+	struct srnic_qp *qp = to_srnic_qp(ctx->qp[SRNIC_DP_A]);
+	struct sk_buff *req;
+	struct ib_wc wc;
+
+	srnic_dp_set_timeout(ctx->qp[SRNIC_DP_A], 14);	/* 67 ms */
+	req = srnic_dp_unasked_send(test, ctx, 120, 121);
+	srnic_kw_inject(w, req);
+	KUNIT_ASSERT_EQ(test, srnic_dp_poll(ctx, SRNIC_DP_B, &wc, 1), 1);
+	srnic_dp_expect_wc(test, &wc, 120, IB_WC_RECV, 100);
+	SRNIC_DP_EXPECT_MEMEQ(test, ctx->buf[SRNIC_DP_B], ctx->buf[SRNIC_DP_A],
+			      100);
+	KUNIT_EXPECT_EQ(test, srnic_dp_cnt(ctx, SRNIC_CNT_ACK_SENT), 0);
+
+	srnic_kw_inject(w, srnic_dp_take_probe(test, ctx));
+	KUNIT_ASSERT_EQ(test, srnic_kw_wait_held(w, 1), 1);	/* its ACK */
+	KUNIT_EXPECT_EQ(test, srnic_dp_cnt(ctx, SRNIC_CNT_DUP_REQUEST), 1);
+	srnic_kw_release(w);
+	KUNIT_ASSERT_TRUE(test, srnic_kw_settle(w));
+	KUNIT_EXPECT_EQ(test, srnic_dp_cnt(ctx, SRNIC_CNT_ACK_RCVD), 1);
+	srnic_dp_expect_no_wc(test, ctx, SRNIC_DP_A);
+	srnic_dp_expect_no_wc(test, ctx, SRNIC_DP_B);
+	spin_lock_bh(&qp->req_lock);
+	KUNIT_EXPECT_TRUE(test, srnic_req_idle(qp));
+	spin_unlock_bh(&qp->req_lock);
+	KUNIT_EXPECT_EQ(test, srnic_dp_cnt(ctx, SRNIC_CNT_RECVS), 1);
+}
+
+/*
+ * A local operation posted behind an unasked tail completes after it
+ * (in order), so it must not wait for the timer: the tail is probed at
+ * once - here the QP has no timer at all (timeout 0), and without the
+ * probe the LOCAL_INV would never complete.
+ */
+static void srnic_dp_unasked_tail_local_op(struct kunit *test)
+{
+	struct srnic_dp_ctx *ctx = test->priv;
+	struct srnic_kw_wire *w = ctx->kd.wire;
+	struct ib_send_wr wr = {
+		.wr_id = 124,
+		.opcode = IB_WR_LOCAL_INV,
+		.send_flags = IB_SEND_SIGNALED,
+	};
+	const struct ib_send_wr *bad;
+	struct sk_buff *req;
+	struct ib_mr *mr;
+	struct ib_wc wc;
+
+	mr = ib_alloc_mr(ctx->kd.pd, IB_MR_TYPE_MEM_REG, 1);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(mr));
+	srnic_dp_set_timeout(ctx->qp[SRNIC_DP_A], 0);
+	req = srnic_dp_unasked_send(test, ctx, 122, 123);
+	msleep(50);
+	KUNIT_EXPECT_EQ(test, skb_queue_len(&w->held), 0);
+
+	wr.ex.invalidate_rkey = mr->rkey;
+	KUNIT_ASSERT_EQ(test, ib_post_send(ctx->qp[SRNIC_DP_A], &wr, &bad), 0);
+	srnic_kw_inject(w, req);
+	srnic_kw_inject(w, srnic_dp_take_probe(test, ctx));
+	KUNIT_ASSERT_EQ(test, srnic_kw_wait_held(w, 1), 1);	/* its ACK */
+	srnic_kw_release(w);
+	KUNIT_ASSERT_EQ(test, srnic_dp_poll(ctx, SRNIC_DP_A, &wc, 1), 1);
+	KUNIT_EXPECT_EQ(test, wc.status, IB_WC_SUCCESS);
+	KUNIT_EXPECT_EQ(test, wc.wr_id, 124);
+	KUNIT_EXPECT_EQ(test, wc.opcode, IB_WC_LOCAL_INV);
+	KUNIT_ASSERT_EQ(test, srnic_dp_poll(ctx, SRNIC_DP_B, &wc, 1), 1);
+	srnic_dp_expect_wc(test, &wc, 122, IB_WC_RECV, 100);
+	KUNIT_ASSERT_TRUE(test, srnic_kw_settle(w));
+	srnic_dp_expect_no_wc(test, ctx, SRNIC_DP_A);
+	KUNIT_EXPECT_EQ(test, srnic_dp_qp_state(ctx, SRNIC_DP_A), IB_QPS_RTS);
+	ib_dereg_mr(mr);
+}
+
 /* Take the @n packets held, in order, into @skb[]. */
 static void srnic_dp_take(struct kunit *test, struct srnic_kw_wire *w,
 			  struct sk_buff **skb, u32 n)
@@ -2180,6 +2303,8 @@ static struct kunit_case srnic_dp_cases[] = {
 	KUNIT_CASE(srnic_dp_timer_backs_off),
 	KUNIT_CASE(srnic_dp_timer_follows_round_trip),
 	KUNIT_CASE(srnic_dp_timer_slow_sender),
+	KUNIT_CASE(srnic_dp_unasked_tail_probe),
+	KUNIT_CASE(srnic_dp_unasked_tail_local_op),
 	KUNIT_CASE(srnic_dp_destroy_in_flight),
 	KUNIT_CASE(srnic_dp_destroy_receiver),
 	KUNIT_CASE_PARAM(srnic_dp_drain, srnic_dp_poll_ctx_gen_params),
