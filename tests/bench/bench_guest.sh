@@ -242,9 +242,13 @@ calibration_failed() {
 }
 
 # bandwidth runs only: perftest printed 0 MB/s for SIZE although PKTS
-# packets crossed the veth pair: its sample window missed the transfer, a
-# perftest-in-TCG misreport (seen about once in 20 runs of -D 1), not a
-# measurement
+# packets crossed the veth pair (and its iteration count is right): its
+# clock calibration failed. perftest times with rdtsc and converts with the
+# MHz that get_cpu_mhz() returns; under a busy TCG vCPU the regression of
+# rdtsc against gettimeofday gives r^2 < 0.9 ("Correlation coefficient
+# r^2: ... < 0.9" on stderr), get_cpu_mhz() returns 0, and every rate it
+# prints is 0 - the latency runs' calibration_failed(), in a bandwidth run.
+# Seen about once in 20 runs of -D 1; not a measurement
 bw_misreported() {
 	[ "$2" -gt 1000 ] &&
 		awk -v s="$1" '$1 == s && NF >= 5 { z = ($4 + 0 == 0) } END { exit !z }' "$LOG/cli.log"
@@ -266,7 +270,8 @@ bench() {
 		if [ "$kind" = bw ]; then
 			bw_misreported "$size" $((p1 - p0)) || break
 			echo "bench: $test $size: perftest printed 0 MB/s while $((p1 - p0))" \
-				"packets crossed the veth pair (attempt $attempt); its output:"
+				"packets crossed the veth pair (attempt $attempt; calibration:" \
+				"$(grep -m1 -Ei 'correlation coefficient|timestamp frequency' "$LOG/cli.log" || echo none printed)); its output:"
 			grep -v '^ *$' "$LOG/cli.log" | tail -n 6 | sed 's/^/  cli| /'
 			continue
 		fi
