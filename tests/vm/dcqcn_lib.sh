@@ -21,7 +21,9 @@
 #                             seconds (messages of SIZE bytes); samples each
 #                             sender's rate at the router and the
 #                             bottleneck's egress every DQ_SAMPLE s into
-#                             $DQ_OUT/rate.dat ("t r1 .. rN e", MiB/s).
+#                             $DQ_OUT/rate.dat ("t r1 .. rN e d x": MiB/s,
+#                             then the qdisc's drops and the senders'
+#                             retransmits in the sample).
 #                             Sets DQ_BW[i] (MB/s of flow i per perftest,
 #                             0 if it failed), DQ_GOODPUT, DQ_JAIN, DQ_TXRATE
 #                             (mean sender rate at the router, MB/s),
@@ -30,6 +32,9 @@
 #                             DQ_EGRESS_STEADY (the same while the flows
 #                             send: median of the samples),
 #                             DQ_DROPS, DQ_MARKS (qdisc), DQ_RETX,
+#                             DQ_STEADY_SECS, DQ_STEADY_DROPS,
+#                             DQ_STEADY_RETX (DCQCN's steady state:
+#                             dq_steady_sums),
 #                             DQ_CNP_SENT, DQ_CNP_HANDLED (srnic counters),
 #                             and DQ_FAILED (flows whose perftest failed).
 #   dq_ipv6                   add IPv6 (nodad): fd10:I::2 on sender I,
@@ -158,14 +163,37 @@ dq_router_bytes() {
 	echo "$out${tx[vethRD]:-0}"
 }
 
-# Print "t r1 .. rN e" (s; MiB/s of each sender at the router; MiB/s out
-# of the bottleneck port) every DQ_SAMPLE s until the file $1 exists.
+# The RED qdisc's drops, in one exec (the sampler's: bash parses tc's
+# "qdisc red ... Sent B bytes P pkt (dropped D, ...")
+dq_red_drops() {
+	local out
+	out=$(tc -n nsR -s qdisc show dev vethRD)
+	out=${out#*qdisc red}
+	[[ $out =~ dropped\ ([0-9]+) ]] && echo "${BASH_REMATCH[1]}"
+}
+
+# The senders' retransmits together (read: no fork)
+dq_senders_retx() {
+	local i v sum=0
+	for ((i = 1; i <= DQ_N; i++)); do
+		read -r v </sys/class/infiniband/srnicS$i/ports/1/hw_counters/retransmits
+		sum=$((sum + v))
+	done
+	echo "$sum"
+}
+
+# Print "t r1 .. rN e d x" (s; MiB/s of each sender at the router; MiB/s
+# out of the bottleneck port; the RED qdisc's drops and the senders'
+# retransmits since the sample before) every DQ_SAMPLE s until the file $1
+# exists.
 dq_sampler() {
 	local stop=$1
-	local t0 now tprev prev cur i line r
+	local t0 now tprev prev cur i line r drops dprev retx xprev
 	t0=${EPOCHREALTIME/[.,]/}
 	tprev=$t0
 	read -r -a prev <<<"$(dq_router_bytes)"
+	dprev=$(dq_red_drops)
+	xprev=$(dq_senders_retx)
 	while :; do
 		sleep "$DQ_SAMPLE"
 		now=${EPOCHREALTIME/[.,]/}
@@ -177,7 +205,10 @@ dq_sampler() {
 			r=$(((cur[i] - prev[i]) * 100000000 / 1048576 / (now - tprev)))
 			printf -v line '%s %d.%02d' "$line" $((r / 100)) $((r % 100))
 		done
-		echo "$line"
+		drops=$(dq_red_drops)
+		retx=$(dq_senders_retx)
+		echo "$line $((drops - dprev)) $((retx - xprev))"
+		dprev=$drops xprev=$retx
 		prev=("${cur[@]}")
 		tprev=$now
 		[ -e "$stop" ] && break
@@ -191,6 +222,26 @@ dq_steady_egress() {
 	awk -v n="$DQ_N" '{ s = 0; for (i = 2; i <= n + 1; i++) s += $i }
 		s > 0.05 { print $(n + 2) }' "$1" | sed '1d;$d' | sort -g |
 		awk '{ v[NR] = $1 } END { if (NR) printf "%.2f", NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2; else print 0 }'
+}
+
+# DCQCN's steady state in a rate.dat: the samples that begin at least
+# DQ_START s after the one in which the last flow started began (the
+# start: a QP begins at line rate and slows down as the first CNPs come
+# back; its retransmissions follow a QP timeout later), up to the one
+# before the first flow's last (it ends within that one), and what they add
+# up to: "SECS DROPS RETX" (0 0 0 when there are none).
+DQ_START=${DQ_START:-2}
+dq_steady_sums() {
+	awk -v n="$DQ_N" -v start="$DQ_START" '{ t[NR] = $1; d[NR] = $(n + 3); x[NR] = $(n + 4)
+			for (i = 2; i <= n + 1; i++) if ($i >= 0.01) { if (!f[i]) f[i] = NR; e[i] = NR } }
+		END { lo = 0; hi = NR + 1
+			for (i = 2; i <= n + 1; i++) {
+				if (!f[i]) { print "0 0 0"; exit }
+				if (f[i] > lo) lo = f[i]; if (e[i] < hi) hi = e[i] }
+			for (r = lo + 1; r < hi; r++) {
+				if (t[r - 1] < t[lo - 1] + start) continue
+				secs += t[r] - t[r - 1]; dr += d[r]; rx += x[r] }
+			printf "%.2f %d %d\n", secs, dr, rx }' "$1"
 }
 
 dq_run() {
@@ -241,6 +292,7 @@ dq_run() {
 	wait "$spid"
 	rm -f "$DQ_OUT/sampler.stop"
 	DQ_EGRESS_STEADY=$(dq_steady_egress "$DQ_OUT/rate.dat")
+	read -r DQ_STEADY_SECS DQ_STEADY_DROPS DQ_STEADY_RETX <<<"$(dq_steady_sums "$DQ_OUT/rate.dat")"
 	DQ_BW=()
 	for i in $(seq "$DQ_N"); do
 		# perftest: "#bytes #iterations BW peak BW average MsgRate"

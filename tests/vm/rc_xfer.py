@@ -21,6 +21,10 @@
 # Every work completion must be IBV_WC_SUCCESS. Each transfer prints its
 # goodput ("info xfer ...").
 #
+# In RTS the client prints "info rts: ..."; with --go-file F it then waits
+# (at most --op-timeout) for F to exist before it transfers, so that a shell
+# can start several transfers together.
+#
 # --gone-file F (retry exhaustion): after one verified round the client
 # prints "streaming" and keeps the send queue full of WRITEs until a
 # completion fails; the shell makes the peer unreachable and then writes the
@@ -40,6 +44,7 @@
 # lines; exit status 0 when every check passed, 1 otherwise, 2 on a crash.
 import argparse
 import json
+import os
 import random
 import socket
 import sys
@@ -352,6 +357,13 @@ def bad_wqe(end, peer, kind):
         bad(f"{name}: QP in the error state", f"state {state}")
 
 
+def wait_go(path, secs):
+    """Start when PATH exists (another process says when), at most SECS."""
+    end = time.monotonic() + secs
+    while not os.path.exists(path) and time.monotonic() < end:
+        time.sleep(0.05)
+
+
 def client(args):
     sock = socket.create_connection((args.server, args.port), timeout=30)
     sock.settimeout(None)
@@ -361,6 +373,9 @@ def client(args):
     peer = line.recv()
     end.connect(peer, args.timeout, args.retry)
     line.recv()			# the server is in RTS
+    info("rts: the TCP line is up and both QPs are in RTS")
+    if args.go_file:
+        wait_go(args.go_file, args.op_timeout)
     if args.bad_wqe:
         bad_wqe(end, peer, args.bad_wqe)
         line.send({"cmd": "bye"})
@@ -395,6 +410,7 @@ def main():
     p.add_argument("--retry", type=int, default=7, help="QP retry_cnt")
     p.add_argument("--op-timeout", type=float, default=60.0)
     p.add_argument("--gone-file")
+    p.add_argument("--go-file", help="in RTS, wait for this file to exist")
     p.add_argument("--gone-max", type=float, default=10.0)
     p.add_argument("--tag", default="")
     p.add_argument("--bad-wqe", choices=["lkey", "range"])

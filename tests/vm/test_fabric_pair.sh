@@ -34,8 +34,10 @@
 #     million runs (seen: 22-77 % with 32 QPs, 7 runs)
 #   - spine cut: rc_xfer.py pairs (4 MiB WRITE + READ, every byte
 #     verified, QP timeout 18 = 1.07 s), srnic as the requester and rxe as
-#     the requester, from each host of guest a, all at once; once spine 1
-#     moved 256 KiB of them (each of their 8 directions picks a spine: none
+#     the requester, from each host of guest a, all at once; once every
+#     client is in RTS (its TCP line up: a connect() that spine 1 answers
+#     "network unreachable" mid-cut fails at once), they are let go
+#     together (rc_xfer.py --go-file) and spine 1 moved 256 KiB of them (each of their 8 directions picks a spine: none
 #     picks spine 1 once in 256 runs, and then this check fails), spine 1's link to guest b's leaf goes down at spine 1 (guest
 #     a), guest b's leaf sees it down as soon as it reads the marker (its
 #     nexthop goes, ignore_routes_with_linkdown), and 0.3 s later guest a's
@@ -212,7 +214,8 @@ _cmd() {
 			# shellcheck disable=SC2054 # --ops takes a list
 			ARGV=("${pre[@]}" "$PY" "$XFER" client --dev "$dev" --ip "$ip" --server "$peer"
 				--port "$port" --size $((4 << 20)) --msg 65536 --depth 4 --ops write,read
-				--timeout 18 --op-timeout "$(time_scaled 100)" --tag "cut $kind $j.$k $port: ")
+				--timeout 18 --op-timeout "$(time_scaled 100)" --tag "cut $kind $j.$k $port: "
+				--go-file "$VMRUN_SYNC/b$BATCH.go")
 		fi
 		;;
 	esac
@@ -375,14 +378,34 @@ if [ "$ROLE" = a ]; then
 fi
 
 # ------------------------------------------------------------ spine cut
-# streaming: spine 1 moved 256 KiB to and from guest b since C0_S1
+# streaming: spine 1 moved 256 KiB to and from guest b since C0_S1 (when
+# the transfers were let go)
 streaming() {
 	local tx rx
 	read -r tx rx <<<"$(spine_bytes | head -n 1)"
 	[ $((tx + rx - C0_S1)) -ge $((256 << 10)) ]
 }
+# connected: every client of the batch (both guests') printed its RTS line,
+# so its TCP line is established: a connect() whose SYN spine 1 answers
+# with "network unreachable" while the routes converge fails at once (a
+# hard error in SYN_SENT), an established connection only retransmits.
+# Seen in CI: both of guest a's clients still starting (python, pyverbs)
+# when guest b's transfers had moved 256 KiB over spine 1. The clients
+# then wait for the go file, so that all transfers start together and the
+# cut comes early in each of them.
+connected() {
+	local i
+	for i in "${!specs[@]}"; do
+		grep -qs '^info rts:' "$VMRUN_SYNC/b$BATCH.$i.cli.log" || return 1
+	done
+}
 cut_a() {
-	local i j hops=()
+	local i j hops=() c
+	settle -t "$(time_scaled 60)" connected ||
+		echo "fabric cut: not every client in RTS after 60 s, cutting anyway"
+	c=$(spine_bytes | head -n 1)
+	C0_S1=$(($(echo "$c" | tr ' ' +)))
+	sync_put "b$BATCH.go" go
 	settle -t "$(time_scaled 60)" streaming ||
 		echo "fabric cut: spine 1 not streaming after 60 s, cutting anyway"
 	CUT_BEFORE=$(spine_bytes | head -n 1)
