@@ -58,8 +58,8 @@ bool srnic_comp_retire(struct srnic_qp *qp)
 
 		if (wqe->state != SRNIC_WQE_DONE)
 			break;
-		signal = wqe->status != IB_WC_SUCCESS || qp->sq_sig_all ||
-			 (wqe->send_flags & IB_SEND_SIGNALED);
+		signal = wqe->status != IB_WC_SUCCESS ||
+			 srnic_wqe_signaled(qp, wqe);
 		if (signal) {
 			wc.wr_id = wqe->wr_id;
 			wc.status = wqe->status;

@@ -491,6 +491,13 @@ static inline struct srnic_send_wqe *srnic_swqe(struct srnic_qp *qp, u32 index)
 	return (void *)qp->swqe + (size_t)index * qp->swqe_size;
 }
 
+/* Does @wqe complete with a work completion when it succeeds? */
+static inline bool srnic_wqe_signaled(const struct srnic_qp *qp,
+				      const struct srnic_send_wqe *wqe)
+{
+	return qp->sq_sig_all || (wqe->send_flags & IB_SEND_SIGNALED);
+}
+
 /* srnic_qp.c: the QP verbs */
 extern const struct ib_device_ops srnic_qp_ops;
 

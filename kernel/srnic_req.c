@@ -581,7 +581,7 @@ static bool srnic_req_may_leave_unasked(struct srnic_qp *qp,
 					const struct srnic_send_wqe *wqe)
 {
 	lockdep_assert_held(&qp->req_lock);
-	return !qp->sq_sig_all && !(wqe->send_flags & IB_SEND_SIGNALED) &&
+	return !srnic_wqe_signaled(qp, wqe) &&
 	       ((qp->req.cur + 1) & qp->sq.index_mask) == qp->req.fetch &&
 	       !srnic_qp_is_dci(qp) && srnic_qp_state(qp) == IB_QPS_RTS;
 }
@@ -839,6 +839,30 @@ static unsigned long srnic_req_probe_delay(struct srnic_qp *qp,
 }
 
 /*
+ * Is the last packet sent the end of a message that did not ask for an
+ * ACK, with nothing owed an answer (so no ACK is coming by itself)?
+ */
+static bool srnic_req_tail_unasked(struct srnic_qp *qp)
+{
+	lockdep_assert_held(&qp->req_lock);
+	return qp->req.unasked && !qp->req.owed;
+}
+
+/*
+ * How long the QP waits for an answer before it acts: the timeout, or with
+ * an unasked tail, the probe delay.
+ */
+static unsigned long srnic_req_wait(struct srnic_qp *qp)
+{
+	unsigned long t = srnic_req_timeout(qp);
+
+	lockdep_assert_held(&qp->req_lock);
+	if (t && srnic_req_tail_unasked(qp))
+		t = srnic_req_probe_delay(qp, t);
+	return t;
+}
+
+/*
  * A packet at @pos, @psn (@npsn PSNs) leaves. On an RC QP, if it @asks for
  * an answer (AckReq, a READ or an atomic), it is owed one; if it ends a
  * message without asking (srnic_req_may_leave_unasked(), or a request
@@ -858,10 +882,11 @@ static void srnic_req_asked(struct srnic_qp *qp, bool asks,
 	if (!qp->req.unasked)
 		return;
 	qp->req.unasked_idx = qp->req.cur;
-	t = srnic_req_timeout(qp);
-	if (t && !qp->req.owed)
-		timer_reduce(&qp->retrans_timer,
-			     jiffies + srnic_req_probe_delay(qp, t));
+	if (!srnic_req_tail_unasked(qp))
+		return;
+	t = srnic_req_wait(qp);
+	if (t)
+		timer_reduce(&qp->retrans_timer, jiffies + t);
 }
 
 /*
@@ -986,20 +1011,6 @@ bool srnic_req_has_work(struct srnic_qp *qp)
 		READ_ONCE(qp->sq.buf->producer_index) != qp->req.fetch);
 	spin_unlock_bh(&qp->req_lock);
 	return work;
-}
-
-/*
- * How long the QP waits for an answer before it acts: the timeout, or with
- * nothing owed and an unasked tail, the probe delay.
- */
-static unsigned long srnic_req_wait(struct srnic_qp *qp)
-{
-	unsigned long t = srnic_req_timeout(qp);
-
-	lockdep_assert_held(&qp->req_lock);
-	if (t && !qp->req.owed && qp->req.unasked)
-		t = srnic_req_probe_delay(qp, t);
-	return t;
 }
 
 void srnic_req_arm_timer(struct srnic_qp *qp)
@@ -1214,7 +1225,7 @@ static void srnic_req_probe(struct srnic_qp *qp)
 
 	lockdep_assert_held(&qp->req_lock);
 	qp->req.probe_due = false;
-	if (!qp->req.unasked || qp->req.owed)
+	if (!srnic_req_tail_unasked(qp))
 		return;
 	qp->req.unasked = false;
 	/* acknowledged meanwhile, or not what was sent last */
@@ -1356,7 +1367,7 @@ static struct sk_buff *srnic_req_next(struct srnic_qp *qp,
 			return NULL;
 		if (srnic_wr_is_local(wqe->opcode)) {
 			/* its completion waits for the unasked one's ACK */
-			if (qp->req.unasked && !qp->req.owed) {
+			if (srnic_req_tail_unasked(qp)) {
 				srnic_req_probe(qp);
 				continue;
 			}
@@ -1564,7 +1575,7 @@ void srnic_req_retrans_timer(struct timer_list *t)
 		return;
 	}
 	/* an unasked tail and nothing after it: ask (no sign of loss) */
-	if (qp->req.unasked && !qp->req.owed) {
+	if (srnic_req_tail_unasked(qp)) {
 		qp->req.probe_due = true;
 		spin_unlock_bh(&qp->req_lock);
 		srnic_sched_kick_now(qp);
