@@ -76,7 +76,7 @@ static void dcqcn_defaults(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, p.clamp_tgt_rate, 1U);	/* mlx5: 0 */
 	KUNIT_EXPECT_EQ(test, p.clamp_tgt_rate_after_time_inc, 1U);
 	KUNIT_EXPECT_EQ(test, p.dce_tcp_g, 1019U);
-	KUNIT_EXPECT_EQ(test, p.dce_tcp_rtt, 1000U);	/* mlx5: 1 */
+	KUNIT_EXPECT_EQ(test, p.dce_tcp_rtt, 50000U);	/* mlx5: 1 */
 	KUNIT_EXPECT_EQ(test, p.initial_alpha_value, 1023U);
 	KUNIT_EXPECT_EQ(test, p.rate_reduce_monitor_period, 4000U); /* 4 */
 	KUNIT_EXPECT_EQ(test, p.rate_to_set_on_first_cnp, 0U);

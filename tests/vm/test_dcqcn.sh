@@ -58,7 +58,7 @@ roce_rp/enable                        1       0        2
 roce_rp/clamp_tgt_rate                1       0        2
 roce_rp/clamp_tgt_rate_after_time_inc 1       0        2
 roce_rp/dce_tcp_g                     1019    1020     1024
-roce_rp/dce_tcp_rtt                   1000    55       0
+roce_rp/dce_tcp_rtt                   50000   55       0
 roce_rp/initial_alpha_value           1023    512      1024
 roce_rp/rate_reduce_monitor_period    4000    50       1000001
 roce_rp/rate_to_set_on_first_cnp      0       100      400001
