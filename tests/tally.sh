@@ -30,6 +30,19 @@ tally() {
 		p=0
 		f=1
 		_tally_count_one "$name" "no result line (exit $rc)"
+		# where it stopped (a guest that hung: vmrun's timeout): the
+		# test suite.sh had started last, and the last lines before
+		# vmrun's own
+		fl=$(grep -a '^=== suite: ' "$log" | tail -n 1)
+		[ -z "$fl" ] || TALLY_FAILS+=("$name: the last test it started: ${fl#=== suite: }")
+		while IFS= read -r fl; do
+			TALLY_FAILS+=("$name:   | ${fl:0:300}")
+		done < <(grep -avE '^(vmrun: |VMRUN-EXIT|\[ *[0-9.]+\] reboot: )' "$log" | grep -av '^$' | tail -n 5)
+		# the kernel's own reports, and where vmrun found the vCPUs
+		while IFS= read -r fl; do
+			TALLY_FAILS+=("$name: ${fl:0:300}")
+		done < <({ grep -aE 'soft lockup|hard LOCKUP|blocked for more than|self-detected stall|rcu: INFO|BUG: |Oops' "$log" | head -n 4
+			grep -aE '^vmrun: guest [a-z]: vCPU' "$log" | head -n 8; })
 	else
 		p=$(sed -E 's/^([A-Za-z-]+: )?([0-9]+) passed.*/\2/' <<<"$line")
 		f=$(sed -E 's/.* ([0-9]+) failed.*/\1/' <<<"$line")

@@ -135,15 +135,24 @@ dq_dcqcn() {
 	done
 }
 
-# "dropped D" and "marked M" of the RED qdisc on the bottleneck.
+# "sent" (bytes), "dropped" or "marked" (packets) of the RED qdisc on the
+# bottleneck, 0 if tc shows none; one exec (the sampler calls it): bash
+# parses tc's "qdisc red ... Sent B bytes P pkt (dropped D, ...) ...
+# marked M early E pdrop P other O"
 dq_qdisc_stat() {
-	ip netns exec nsR tc -s qdisc show dev vethRD | awk -v k="$1" '
-		/qdisc red/ { red = 1 }
-		red && k == "dropped" && /dropped/ {
-			sub(/.*dropped /, ""); sub(/,.*/, ""); print; exit }
-		red && k == "sent" && /Sent/ { print $2; exit }
-		red && k == "marked" && /marked/ {
-			for (i = 1; i <= NF; i++) if ($i == "marked") { print $(i + 1); exit } }'
+	local out re
+	out=$(tc -n nsR -s qdisc show dev vethRD)
+	case $1 in
+	sent) re='Sent ([0-9]+) bytes' ;;
+	dropped) re='dropped ([0-9]+)' ;;
+	marked) re='marked ([0-9]+)' ;;
+	*) return 1 ;;
+	esac
+	if [[ $out == *"qdisc red"* ]] && [[ ${out#*qdisc red} =~ $re ]]; then
+		echo "${BASH_REMATCH[1]}"
+	else
+		echo 0
+	fi
 }
 
 # rx_bytes of each router port facing a sender and tx_bytes of its port
@@ -161,15 +170,6 @@ dq_router_bytes() {
 		out+="${by[vethR$i]:-0} "
 	done
 	echo "$out${tx[vethRD]:-0}"
-}
-
-# The RED qdisc's drops, in one exec (the sampler's: bash parses tc's
-# "qdisc red ... Sent B bytes P pkt (dropped D, ...")
-dq_red_drops() {
-	local out
-	out=$(tc -n nsR -s qdisc show dev vethRD)
-	out=${out#*qdisc red}
-	[[ $out =~ dropped\ ([0-9]+) ]] && echo "${BASH_REMATCH[1]}"
 }
 
 # The senders' retransmits together (read: no fork)
@@ -192,7 +192,7 @@ dq_sampler() {
 	t0=${EPOCHREALTIME/[.,]/}
 	tprev=$t0
 	read -r -a prev <<<"$(dq_router_bytes)"
-	dprev=$(dq_red_drops)
+	dprev=$(dq_qdisc_stat dropped)
 	xprev=$(dq_senders_retx)
 	while :; do
 		sleep "$DQ_SAMPLE"
@@ -205,7 +205,7 @@ dq_sampler() {
 			r=$(((cur[i] - prev[i]) * 100000000 / 1048576 / (now - tprev)))
 			printf -v line '%s %d.%02d' "$line" $((r / 100)) $((r % 100))
 		done
-		drops=$(dq_red_drops)
+		drops=$(dq_qdisc_stat dropped)
 		retx=$(dq_senders_retx)
 		echo "$line $((drops - dprev)) $((retx - xprev))"
 		dprev=$drops xprev=$retx
@@ -232,16 +232,12 @@ dq_steady_egress() {
 # up to: "SECS DROPS RETX" (0 0 0 when there are none).
 DQ_START=${DQ_START:-2}
 dq_steady_sums() {
-	awk -v n="$DQ_N" -v start="$DQ_START" '{ t[NR] = $1; d[NR] = $(n + 3); x[NR] = $(n + 4)
-			for (i = 2; i <= n + 1; i++) if ($i >= 0.01) { if (!f[i]) f[i] = NR; e[i] = NR } }
-		END { lo = 0; hi = NR + 1
-			for (i = 2; i <= n + 1; i++) {
-				if (!f[i]) { print "0 0 0"; exit }
-				if (f[i] > lo) lo = f[i]; if (e[i] < hi) hi = e[i] }
-			for (r = lo + 1; r < hi; r++) {
-				if (t[r - 1] < t[lo - 1] + start) continue
-				secs += t[r] - t[r - 1]; dr += d[r]; rx += x[r] }
-			printf "%.2f %d %d\n", secs, dr, rx }' "$1"
+	local first last
+	read -r first last <<<"$(rate_window "$1" "$DQ_N" "$DQ_START")"
+	[ -n "$first" ] || { echo "0 0 0"; return; }
+	awk -v n="$DQ_N" -v lo="$first" -v hi="$last" '{ t[NR] = $1 }
+		NR >= lo && NR <= hi { secs += t[NR] - t[NR - 1]; dr += $(n + 3); rx += $(n + 4) }
+		END { printf "%.2f %d %d\n", secs, dr, rx }' "$1"
 }
 
 dq_run() {
@@ -298,6 +294,12 @@ dq_run() {
 		# perftest: "#bytes #iterations BW peak BW average MsgRate"
 		DQ_BW[i]=$(awk -v s="$size" '$1 == s && NF == 5 { bw = $4 } END { print bw + 0 }' \
 			"$DQ_OUT/cli$i.log")
+		# a flow the router saw sending but perftest reports 0 for
+		# (its clock calibration, tools/bench.sh): its own words
+		if [ "${DQ_BW[i]}" = 0 ]; then
+			echo "info flow $i: perftest reported no bandwidth; its client's last lines:"
+			tail -n 12 "$DQ_OUT/cli$i.log" | sed 's/^/  | /'
+		fi
 	done
 	DQ_GOODPUT=$(printf '%s\n' "${DQ_BW[@]}" | awk '{ s += $1 } END { printf "%.2f", s }')
 	DQ_JAIN=$(printf '%s\n' "${DQ_BW[@]}" | awk '{ s += $1; q += $1 * $1; n++ }

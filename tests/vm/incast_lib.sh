@@ -272,17 +272,13 @@ _inc_sampler() {
 	done
 }
 
-# _inc_window FILE: the samples of FILE after the last flow's first one
-# and before the first flow's last one (all flows under way; the samples in
-# which one starts or ends left out)
+# _inc_window FILE: the samples of FILE in which all flows are under way
+# (lib.sh rate_window)
 _inc_window() {
-	awk -v n="$INC_N" '{ l[NR] = $0; for (i = 2; i <= n + 1; i++) if ($i >= 0.01) {
-			if (!f[i]) f[i] = NR; e[i] = NR } }
-		END { lo = 0; hi = NR + 1
-			for (i = 2; i <= n + 1; i++) {
-				if (!f[i]) exit
-				if (f[i] > lo) lo = f[i]; if (e[i] < hi) hi = e[i] }
-			for (r = lo + 1; r < hi; r++) print l[r] }' "$1"
+	local first last
+	read -r first last <<<"$(rate_window "$1" "$INC_N")"
+	[ -n "$first" ] || return 0
+	sed -n "${first},${last}p" "$1"
 }
 
 # _inc_median FILE COL

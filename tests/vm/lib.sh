@@ -109,6 +109,16 @@
 #                                 for every NAME (default: those in $CNTS) of
 #                                 every device in $SNAP_DEVS that moved since
 #                                 snap (C0)
+#   rate_window FILE N [SKIP]     "FIRST LAST": the line numbers of FILE's
+#                                 samples in which all N flows are under way
+#                                 (FILE: a sampler's "t r1 .. rN ..." lines,
+#                                 t the sample's end in s, a flow under way
+#                                 at >= 0.01 MiB/s): after the one in which
+#                                 the last flow started, before the one in
+#                                 which the first flow ended, without those
+#                                 that begin less than SKIP s (default 0)
+#                                 after the last flow's first one began;
+#                                 nothing if there are none
 #   meminfo KEY                   the kB value of KEY (SUnreclaim, ...) in
 #                                 /proc/meminfo
 #   srnic_vmalloc                 "COUNT BYTES" of srnic's vmalloc'd buffers
@@ -682,6 +692,17 @@ delta_sum() {
 		n=$((n + $(delta "$1" "$d" "$2")))
 	done
 	echo "$n"
+}
+rate_window() {
+	awk -v n="$2" -v skip="${3:-0}" '{ t[NR] = $1
+			for (i = 2; i <= n + 1; i++) if ($i >= 0.01) { if (!f[i]) f[i] = NR; e[i] = NR } }
+		END { lo = 0; hi = NR + 1
+			for (i = 2; i <= n + 1; i++) {
+				if (!f[i]) exit
+				if (f[i] > lo) lo = f[i]; if (e[i] < hi) hi = e[i] }
+			first = lo + 1
+			while (first < hi && t[first - 1] < t[lo - 1] + skip) first++
+			if (first < hi) print first, hi - 1 }' "$1"
 }
 deltas() {
 	local line="info $1:" d c v

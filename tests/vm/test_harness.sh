@@ -13,7 +13,8 @@
 #    single" line reaches qemu's -accel, VMRUN_TCG and --tcg override it, a
 #    bad mode is a one-line error
 # 3. --timeout 10 on a script sleeping 600 s: exit 124 within 30 s, and no
-#    qemu of that run is left (pgrep -f on the run's unique VMRUN_TAG)
+#    qemu of that run is left (pgrep -f on the run's unique VMRUN_TAG); each
+#    vCPU's place named from QEMU's monitor before the kill
 # 4. --pair: guests a and b ping each other over their link and exchange a
 #    file through VMRUN_SYNC
 # 5. lib.sh's T_SPLAT_RE matches each kind of kernel report as 6.1 prints it
@@ -30,6 +31,9 @@
 #    and "1 passed, 1 failed" and keeps its exit status; one that ends with
 #    t_summary prints one summary line; a helper script (not test_*) that
 #    counted nothing prints none
+# 8. suite.sh's per-test timeout: with SUITE_TEST_TIMEOUT=6 a test that
+#    hangs after one PASS is reported (processes, blocked tasks), killed
+#    and counted "1 passed, 1 failed", and the test after it still runs
 # Prints one PASS/FAIL line per check and "N passed, N failed"; exits 1 on
 # any failure. Console logs of failed runs are shown (last 40 lines).
 set -u
@@ -139,6 +143,11 @@ else
 	t_fail "--timeout 10" "exit $rc after ${secs}s; left pids '$left' dirs '$dirs'"
 	[ -z "$left" ] || kill -KILL $left 2>/dev/null
 fi
+# ... and before the kill, where each vCPU was, named from the kernel's
+# symbols (hmp_cpus.py; mostly the idle loop's halt)
+t_check "--timeout: each vCPU's place named from the monitor (2 vCPUs)" \
+	test "$(grep -cE '^vmrun: guest a: vCPU[01] at [a-z_][a-z0-9_.]*\+0x' "$TMP/timeout.log")" = 2
+grep -E '^vmrun: guest a: vCPU' "$TMP/timeout.log" | cut -c1-160 | sed 's/^/  | /'
 
 # 4. --pair: ping both ways, exchange a file through VMRUN_SYNC
 cat >"$TMP/pair.sh" <<'GUEST'
@@ -293,5 +302,27 @@ t_eq "a test ending with t_summary prints one summary line" \
 	"$(grep -cE '^[0-9]+ passed' <<<"$out")/$(grep -c FAIL <<<"$out")" 1/0
 out=$(bash "$TMP/early/helper.sh" 2>&1)
 t_eq "a helper that counted nothing prints nothing at exit (exit 4)" "$?:$out" "4:"
+
+# 8. suite.sh: a hung test is reported, killed and counted; the next runs
+# (the tests in the repo: the guest sees the repo, not the host's /tmp)
+mkdir -p "$T_REPO/build"
+SDIR=$(mktemp -d "$T_REPO/build/harness-suite.XXXXXX")
+trap 'bg_cleanup; rm -rf "$TMP" "$SDIR"' EXIT
+printf '. %q\nt_ok "before the hang"\nsleep 600\n' "$HERE/lib.sh" >"$SDIR/test_hang.sh"
+printf '. %q\nt_ok "after the hang"\nt_summary\n' "$HERE/lib.sh" >"$SDIR/test_after.sh"
+printf 'SUITE_TEST_TIMEOUT=6 bash %q %q %q\n' "$HERE/suite.sh" \
+	"$SDIR/test_hang.sh" "$SDIR/test_after.sh" >"$SDIR/run.sh"
+run_vm "$TMP/suite.log" --timeout 180 "$SDIR/run.sh"
+sl=$TMP/suite.log
+t_eq "suite.sh with a hung test exits 1" "$rc" 1
+t_check "... names it: still running after 6 s, killed" grep -qx \
+	'FAIL: test_hang: still running after 6 s (SUITE_TEST_TIMEOUT): killed' "$sl"
+t_check "... prints what its sleep waits on" grep -q 'hrtimer_nanosleep\|do_nanosleep' "$sl"
+t_check "... and the kernel's blocked tasks" grep -q '^--- blocked tasks' "$sl"
+t_check "... counts it 1 passed, 1 failed" grep -q '^suite: test_hang 1 passed, 1 failed' "$sl"
+t_check "... and the next test runs: 1 passed, 0 failed" \
+	grep -q '^suite: test_after 1 passed, 0 failed' "$sl"
+t_check "... totals 2 passed, 1 failed" grep -qx '2 passed, 1 failed' "$sl"
+grep -q '^suite: test_after 1 passed, 0 failed' "$sl" || show_log "$sl"
 
 t_summary
