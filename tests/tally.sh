@@ -37,7 +37,7 @@ tally() {
 		[ -z "$fl" ] || TALLY_FAILS+=("$name: the last test it started: ${fl#=== suite: }")
 		while IFS= read -r fl; do
 			TALLY_FAILS+=("$name:   | ${fl:0:300}")
-		done < <(grep -avE '^(vmrun: |VMRUN-EXIT|\[ *[0-9.]+\] reboot: )' "$log" | grep -av '^$' | tail -n 5)
+		done < <(grep -avE '^(vmrun: |VMRUN-EXIT|\[ *[0-9.]+\] reboot: |$)' "$log" | tail -n 5)
 		# the kernel's own reports, and where vmrun found the vCPUs
 		while IFS= read -r fl; do
 			TALLY_FAILS+=("$name: ${fl:0:300}")
