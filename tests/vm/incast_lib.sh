@@ -16,8 +16,16 @@
 #
 #   fbh1x1 fbh1x2 --- fbl1 --[receiver link]--> fbh1x3 (receiver)
 #                      ^^ the spines' links down to leaf 1 (two-bottleneck)
-#   fbh2x1 fbh2x2 --- fbl2 ==== fbs1 .. fbsS (ECMP)
+#   fbh2x1 fbh2x2 --- fbl2 ==== fbs1 .. fbsS
 #   ...  fbl3, fbl4
+#
+#   The 6 remote senders' traffic to leaf 1 is pinned to the spines in
+#   turn (remote sender m = 0..5 over spine m % SPINES + 1, by a source
+#   rule on its leaf), not left to ECMP: the multipath hash's key is
+#   random per boot, and in one CI run it put all 6 flows on one spine -
+#   6 x rpg_min_rate (1 Mb/s) above that spine's 5 Mbit/s link in the
+#   two-bottleneck case, the other spine idle, the flows held at the
+#   minimum rate and dropping (README.md "Incast on the fabric").
 #
 #   inc_up SPINES RATE ECN_KB     build it, srnic devices on the 9 hosts
 #   inc_spine_rate MBIT           shape every spine's link down to leaf 1
@@ -60,6 +68,8 @@
 #                                 the guest's CPU time in the kernel and
 #                                 idle during the SECS)
 #   inc_report LABEL              one line with all of the above
+#   inc_spine_bytes               "b1 .. bS": bytes each spine sent down
+#                                 to leaf 1 so far
 set -u
 
 INC_OUT=${INC_OUT:-$PWD/build/incast}
@@ -85,6 +95,7 @@ inc_up() {
 	# shellcheck disable=SC2034 # fabric_lib.sh reads it
 	FAB_BUF_KB=${INC_BUF_KB:-150}
 	fab_up "$spines" 4 3 "$rate" "$ecn" || return 1
+	_inc_pin "$spines" || return 1
 	# the hosts' NIC ports: RATE, a FIFO deep enough that a sender's
 	# own port never drops (it holds what the QPs have in flight)
 	if [ "$rate" -gt 0 ]; then
@@ -126,6 +137,30 @@ inc_up() {
 		ip netns exec "fbh${j}x$k" busybox ping -c1 -W3 10.1.3.2 >/dev/null ||
 			{ echo "incast: fbh${j}x$k cannot reach the receiver" >&2; return 1; }
 	done
+}
+
+# _inc_pin SPINES: remote sender m (flows 3..8, m = flow - 3) reaches leaf 1
+# over spine m % SPINES + 1: a rule for its address on its leaf, a table
+# of one route (200 + m)
+_inc_pin() {
+	local n j k m i
+	for n in $(seq 3 8); do
+		read -r j k <<<"$(_inc_host "$n")"
+		m=$((n - 3)) i=$(((n - 3) % $1 + 1))
+		ip -n "fbl$j" route add 10.1.0.0/16 via "172.$((16 + i)).$j.2" \
+			dev "tos$i" table $((200 + m)) &&
+			ip -n "fbl$j" rule add from "10.$j.$k.2" to 10.1.0.0/16 \
+				table $((200 + m)) ||
+			{ echo "incast: pinning fbh${j}x$k to spine $i failed" >&2; return 1; }
+	done
+}
+
+inc_spine_bytes() {
+	local i out=""
+	for i in $(seq "$FAB_SPINES"); do
+		out+="$(ip netns exec "fbs$i" cat /sys/class/net/tol1/statistics/tx_bytes) "
+	done
+	echo "${out% }"
 }
 
 inc_spine_rate() {

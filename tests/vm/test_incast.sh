@@ -24,10 +24,14 @@
 #     INC_T_DROPS % (default 30; measured 8-15 %) and retransmissions <=
 #     INC_T_RETX % (default 40; measured 14-22 %) of DCQCN off's; the
 #     guest's CPU is not the limit (>= 20 % idle while the flows send)
+#   - the 6 remote flows pinned 3 to each spine (incast_lib.sh: ECMP's
+#     per-boot hash put all 6 on one spine in a CI run): each sender's
+#     route to the receiver on its leaf names its spine
 #   - two bottlenecks: every spine's link down to leaf 1 shaped to 5
 #     Mbit/s, so the 6 remote flows share 10 Mbit/s and the 2 local ones
 #     the rest of the receiver link. DCQCN off, then on. On: no flow
-#     fails, both bottlenecks busy (each >= INC_T_BUSY of its rate;
+#     fails, each spine link carries >= 0.35 of the spine links' bytes,
+#     both bottlenecks busy (each >= INC_T_BUSY of its rate;
 #     measured 0.89-0.90 and 0.96-1.0), the local flows get more than the remote ones
 #     (the spine links hold those), drops <= INC_T_DROPS % (measured 14 %)
 #     and retransmissions <= INC_T_RETX % (measured 17-21 %) of off's
@@ -65,6 +69,14 @@ t_check "fabric: 2 spines x 4 leaves x 3 hosts, $RATE Mbit/s links, srnic on 9 h
 	inc_up 2 "$RATE" "$ECN"
 fab_topology
 MIBS=$(inc_mibs "$RATE")
+# each remote sender's packets leave its leaf for the spine it is pinned to
+for n in $(seq 3 8); do
+	j=$(((n - 1) / 2 + 1)) k=$(((n - 1) % 2 + 1)) i=$(((n - 3) % 2 + 1))
+	via=$(ip -n "fbl$j" route get 10.1.3.2 from "10.$j.$k.2" iif "toh$k" 2>&1 |
+		grep -o 'via [0-9.]* dev [a-z0-9]*')
+	t_eq "fbh${j}x$k's flow to the receiver pinned to spine $i" "$via" \
+		"via 172.$((16 + i)).$j.2 dev tos$i"
+done
 ge() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a >= b) }'; }
 
 # --- incast 8:1 ---------------------------------------------------------------
@@ -108,8 +120,16 @@ inc_report "two bottlenecks, DCQCN off"
 OFF_DROPS=$INC_DROPS OFF_RETX=$INC_RETX
 t_check "DCQCN off: the spine links into leaf 1 drop ($INC_SP_DROPS)" test "$INC_SP_DROPS" -gt 0
 t_check "DCQCN on on every device" inc_dcqcn on
+read -r -a SP0 <<<"$(inc_spine_bytes)"
 inc_run "$SECS"
 inc_report "two bottlenecks, DCQCN on"
+read -r -a SP1 <<<"$(inc_spine_bytes)"
+SHARES=$(awk -v a="${SP0[*]}" -v b="${SP1[*]}" 'BEGIN {
+	n = split(a, x); split(b, y)
+	for (i = 1; i <= n; i++) { d[i] = y[i] - x[i]; s += d[i] }
+	for (i = 1; i <= n; i++) printf "%.2f ", s ? d[i] / s : 0 }')
+t_check "two bottlenecks, DCQCN on: each spine link into leaf 1 carried >= 0.35 of their bytes ($SHARES)" \
+	awk -v s="$SHARES" 'BEGIN { n = split(s, x); for (i = 1; i <= n; i++) if (x[i] < 0.35) exit 1; exit n != 2 }'
 cp "$INC_OUT/rate.dat" "$INC_OUT/rate-two-on.dat"
 t_eq "two bottlenecks, DCQCN on: every flow sent and none failed" "$INC_FAILED" 0
 t_check "two bottlenecks, DCQCN on: the receiver link busy ($INC_RX_STEADY >= $T_BUSY x $MIBS MiB/s)" \
