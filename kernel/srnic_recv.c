@@ -297,10 +297,12 @@ static void srnic_recv_qp(struct srnic_qp *qp, struct srnic_pkt *pkt)
  * stack drops (the requester retransmits). Each queued packet holds a QP
  * reference: destroy_qp() waits for it to be run.
  *
- * CPU hotplug: a CPU that is not online is not chosen; an IPI that cannot
- * be sent (the CPU went down meanwhile) schedules the queue's tasklet on
- * this CPU instead, and a tasklet of a CPU gone down is run elsewhere by
- * the kernel: the queue is drained in every case.
+ * CPU hotplug: a CPU that is not active is not chosen - one going down is
+ * inactive, its ksoftirqd parked, well before it is offline, and softirq
+ * work a packet run there leaves behind would wait for its death; an IPI
+ * that cannot be sent (the CPU went down meanwhile) schedules the queue's
+ * tasklet on this CPU instead, and a tasklet of a CPU gone down is run
+ * elsewhere by the kernel: the queue is drained in every case.
  */
 #define SRNIC_RX_STEER_MAX	1024
 #define SRNIC_RX_STEER_BUDGET	64
@@ -365,13 +367,13 @@ static void srnic_recv_steered(struct tasklet_struct *t)
 		tasklet_schedule(t);
 }
 
-/* Another online CPU than @here, -1 if there is none. */
+/* Another active CPU than @here, -1 if there is none. */
 static int srnic_recv_other_cpu(int here)
 {
-	int cpu = cpumask_next(here, cpu_online_mask);
+	int cpu = cpumask_next(here, cpu_active_mask);
 
 	if (cpu >= nr_cpu_ids)
-		cpu = cpumask_first(cpu_online_mask);
+		cpu = cpumask_first(cpu_active_mask);
 	return cpu < nr_cpu_ids && cpu != here ? cpu : -1;
 }
 
@@ -389,7 +391,7 @@ static int srnic_recv_steer_cpu(struct srnic_qp *qp, bool spread)
 	if (atomic_read(&qp->rx_queued))
 		return qp->rx_cpu;	/* behind those, in order */
 	cpu = task_cpu(qp->rx_task);
-	if (cpu == here || !cpu_online(cpu))
+	if (cpu == here || !cpu_active(cpu))
 		cpu = spread ? srnic_recv_other_cpu(here) : -1;
 	else if (!spread && !READ_ONCE(qp->sdev->rx_steer))
 		cpu = -1;
