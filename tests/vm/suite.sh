@@ -128,9 +128,7 @@ for t; do
 		rc=$?
 		wait "$tailpid"
 	fi
-	line=
-	[ "$hung" -eq 1 ] ||
-		line=$(grep -aE '^[0-9]+ passed, [0-9]+ failed' "$out" | tail -n 1)
+	line=$(grep -aE '^[0-9]+ passed, [0-9]+ failed' "$out" | tail -n 1)
 	if [ "$hung" -eq 1 ]; then
 		# what it counted before it hung, and the hang
 		p=$(grep -ac '^PASS' "$out")
