@@ -49,7 +49,8 @@
 # --incast boots tests/bench/incast_guest.sh instead (tests/vm/incast_lib.sh):
 # the 8 flows (ib_send_bw 64 KiB, 1 QP each, CQ events) run at once for
 # --secs from when all 8 send, with DCQCN off and on, then the same with
-# two bottlenecks. Prints per run
+# two bottlenecks; the 6 remote senders are pinned to the spines in turn,
+# not hashed by ECMP. Prints per run
 # goodput against the receiver link, each flow's MiB/s, Jain's index, qdisc
 # drops (all ports, the receiver link, the spine links into leaf 1), CE
 # marks, retransmissions, CNPs and the guest's CPU; writes DIR/summary.txt,
