@@ -68,8 +68,8 @@
 #                                 the guest's CPU time in the kernel and
 #                                 idle during the SECS)
 #   inc_report LABEL              one line with all of the above
-#   inc_spine_bytes               "b1 .. bS": bytes each spine sent down
-#                                 to leaf 1 so far
+#   inc_spine N                   the spine remote flow N (3..8) is
+#                                 pinned to
 set -u
 
 INC_OUT=${INC_OUT:-$PWD/build/incast}
@@ -95,7 +95,7 @@ inc_up() {
 	# shellcheck disable=SC2034 # fabric_lib.sh reads it
 	FAB_BUF_KB=${INC_BUF_KB:-150}
 	fab_up "$spines" 4 3 "$rate" "$ecn" || return 1
-	_inc_pin "$spines" || return 1
+	_inc_pin || return 1
 	# the hosts' NIC ports: RATE, a FIFO deep enough that a sender's
 	# own port never drops (it holds what the QPs have in flight)
 	if [ "$rate" -gt 0 ]; then
@@ -139,28 +139,21 @@ inc_up() {
 	done
 }
 
-# _inc_pin SPINES: remote sender m (flows 3..8, m = flow - 3) reaches leaf 1
-# over spine m % SPINES + 1: a rule for its address on its leaf, a table
-# of one route (200 + m)
+inc_spine() { echo $((($1 - 3) % FAB_SPINES + 1)); }
+
+# _inc_pin: remote flow n (3..8) reaches leaf 1 over inc_spine n: a rule
+# for its sender's address on its leaf, a table of one route (197 + n)
 _inc_pin() {
-	local n j k m i
+	local n j k i
 	for n in $(seq 3 8); do
 		read -r j k <<<"$(_inc_host "$n")"
-		m=$((n - 3)) i=$(((n - 3) % $1 + 1))
+		i=$(inc_spine "$n")
 		ip -n "fbl$j" route add 10.1.0.0/16 via "172.$((16 + i)).$j.2" \
-			dev "tos$i" table $((200 + m)) &&
+			dev "tos$i" table $((197 + n)) &&
 			ip -n "fbl$j" rule add from "10.$j.$k.2" to 10.1.0.0/16 \
-				table $((200 + m)) ||
+				table $((197 + n)) ||
 			{ echo "incast: pinning fbh${j}x$k to spine $i failed" >&2; return 1; }
 	done
-}
-
-inc_spine_bytes() {
-	local i out=""
-	for i in $(seq "$FAB_SPINES"); do
-		out+="$(ip netns exec "fbs$i" cat /sys/class/net/tol1/statistics/tx_bytes) "
-	done
-	echo "${out% }"
 }
 
 inc_spine_rate() {

@@ -71,13 +71,16 @@ fab_topology
 MIBS=$(inc_mibs "$RATE")
 # each remote sender's packets leave its leaf for the spine it is pinned to
 for n in $(seq 3 8); do
-	j=$(((n - 1) / 2 + 1)) k=$(((n - 1) % 2 + 1)) i=$(((n - 3) % 2 + 1))
+	read -r j k <<<"$(_inc_host "$n")"
+	i=$(inc_spine "$n")
 	via=$(ip -n "fbl$j" route get 10.1.3.2 from "10.$j.$k.2" iif "toh$k" 2>&1 |
 		grep -o 'via [0-9.]* dev [a-z0-9]*')
 	t_eq "fbh${j}x$k's flow to the receiver pinned to spine $i" "$via" \
 		"via 172.$((16 + i)).$j.2 dev tos$i"
 done
 ge() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a >= b) }'; }
+# bytes each spine sent down to leaf 1 so far
+spine_down() { fab_link_bytes | awk '$1 == 1 { printf "%s ", $4 }'; }
 
 # --- incast 8:1 ---------------------------------------------------------------
 t_check "DCQCN off on every device" inc_dcqcn off
@@ -120,10 +123,10 @@ inc_report "two bottlenecks, DCQCN off"
 OFF_DROPS=$INC_DROPS OFF_RETX=$INC_RETX
 t_check "DCQCN off: the spine links into leaf 1 drop ($INC_SP_DROPS)" test "$INC_SP_DROPS" -gt 0
 t_check "DCQCN on on every device" inc_dcqcn on
-read -r -a SP0 <<<"$(inc_spine_bytes)"
+read -r -a SP0 <<<"$(spine_down)"
 inc_run "$SECS"
 inc_report "two bottlenecks, DCQCN on"
-read -r -a SP1 <<<"$(inc_spine_bytes)"
+read -r -a SP1 <<<"$(spine_down)"
 SHARES=$(awk -v a="${SP0[*]}" -v b="${SP1[*]}" 'BEGIN {
 	n = split(a, x); split(b, y)
 	for (i = 1; i <= n; i++) { d[i] = y[i] - x[i]; s += d[i] }
