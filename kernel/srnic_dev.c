@@ -16,6 +16,7 @@
  */
 #include <linux/dma-mapping.h>
 #include <linux/if_arp.h>
+#include <linux/if_vlan.h>
 #include <linux/random.h>
 #include <linux/rtnetlink.h>
 #include <rdma/ib_verbs.h>
@@ -481,6 +482,15 @@ static int srnic_dev_check_netdev(struct net_device *ndev)
 		ib_device_put(hw);
 		return -EBUSY;
 	}
+	/*
+	 * ib_core gives the IP addresses of a VLAN to the RDMA device of its
+	 * real netdev (roce_gid_mgmt.c), never to one bound to the VLAN.
+	 */
+	if (is_vlan_dev(ndev))
+		pr_notice("%s is a VLAN of %s: a device bound to it has only its link-local GID; bind to %s to use the VLAN's addresses (RDMA-CM)\n",
+			  netdev_name(ndev),
+			  netdev_name(vlan_dev_real_dev(ndev)),
+			  netdev_name(vlan_dev_real_dev(ndev)));
 	return 0;
 }
 

@@ -12,6 +12,9 @@
 
 struct srnic_dev;
 
+/* srnic_pkt.vlan_id of a packet that came on no VLAN (as ib_core's 0xffff) */
+#define SRNIC_NO_VLAN	0xffff
+
 /**
  * struct srnic_pkt - a received RoCEv2 packet, parsed
  * @skb: the packet; skb->data is at the BTH, headers are linear
@@ -24,6 +27,7 @@ struct srnic_dev;
  * @paylen: payload bytes (pad and ICRC excluded)
  * @ackreq: BTH AckReq
  * @se: BTH solicited event
+ * @vlan_id: the VLAN it arrived on (the VID), or SRNIC_NO_VLAN
  * @dceth, @dcreth, @xrceth, @reth, @aeth, @atmeth, @atmack, @deth, @immdt, @ieth: extension
  *	headers present in @opcode, else NULL
  */
@@ -42,6 +46,7 @@ struct srnic_pkt {
 	bool			verified;
 	/* and DCQCN's notification point has seen its ECN bits */
 	bool			np_seen;
+	u16			vlan_id;
 	const struct srnic_dceth *dceth;
 	const struct srnic_dcreth *dcreth;
 	const struct srnic_xrceth *xrceth;

@@ -14,7 +14,12 @@
  * by the IP stack through the loopback netdev and arrives here with skb->dev
  * == lo. Such a packet belongs to the device whose netdev holds the
  * destination address, as the GID table says on the wire side.
+ *
+ * VLANs: a packet that arrives on a VLAN of a device's netdev is that
+ * device's (srnic_recv_dev()), and a UD or GSI completion says which VLAN
+ * (IB_WC_WITH_VLAN): RDMA-CM finds the GID to answer from by it.
  */
+#include <linux/if_vlan.h>
 #include <linux/inetdevice.h>
 #include <linux/interrupt.h>
 #include <linux/ip.h>
@@ -117,6 +122,7 @@ static void srnic_recv_fill(struct srnic_dev *sdev, struct sk_buff *skb,
 		      SRNIC_ICRC_LEN;
 	pkt->ackreq = srnic_bth_ackreq(bth);
 	pkt->se = srnic_bth_se(bth);
+	pkt->vlan_id = SRNIC_NO_VLAN;	/* the caller knows where it came */
 	srnic_recv_ext_hdrs(pkt, info->flags);
 }
 
@@ -326,6 +332,7 @@ struct srnic_recv_cb {
 	struct srnic_qp		*qp;
 	bool			verified;	/* struct srnic_pkt's */
 	bool			np_seen;
+	u16			vlan_id;
 };
 
 static struct srnic_recv_cb *srnic_recv_cb(struct sk_buff *skb)
@@ -357,6 +364,7 @@ static void srnic_recv_steered(struct tasklet_struct *t)
 		srnic_recv_fill(qp->sdev, skb, &pkt);
 		pkt.verified = srnic_recv_cb(skb)->verified;
 		pkt.np_seen = srnic_recv_cb(skb)->np_seen;
+		pkt.vlan_id = srnic_recv_cb(skb)->vlan_id;
 		if (pkt.verified || srnic_recv_accept(qp->sdev, &pkt))
 			srnic_recv_qp(qp, &pkt);
 		atomic_dec(&qp->rx_queued);
@@ -440,6 +448,7 @@ static bool srnic_recv_steer(struct srnic_qp *qp, struct srnic_pkt *pkt,
 	srnic_recv_cb(skb)->qp = qp;
 	srnic_recv_cb(skb)->verified = pkt->verified;
 	srnic_recv_cb(skb)->np_seen = pkt->np_seen;
+	srnic_recv_cb(skb)->vlan_id = pkt->vlan_id;
 	spin_lock_irqsave(&rc->queue.lock, flags);
 	if (skb_queue_len(&rc->queue) >= SRNIC_RX_STEER_MAX) {
 		spin_unlock_irqrestore(&rc->queue.lock, flags);
@@ -588,22 +597,47 @@ put:
 }
 
 /*
- * The device a looped-back packet is for: the one bound to the netdev that
- * holds its destination address in this namespace.
+ * The netdev a looped-back packet is for: the one that holds its
+ * destination address in this namespace, or NULL. Context: RCU read side.
  */
-static struct srnic_dev *srnic_recv_loopback_dev(struct sk_buff *skb)
+static struct net_device *srnic_recv_loopback_ndev(struct sk_buff *skb)
 {
 	struct net *net = dev_net(skb->dev);
 	struct net_device *ndev = NULL;
-	struct srnic_dev *sdev = NULL;
 
-	rcu_read_lock();
 	if (skb->protocol == htons(ETH_P_IP))
 		ndev = __ip_dev_find(net, ip_hdr(skb)->daddr, false);
 	else if (IS_ENABLED(CONFIG_IPV6) && skb->protocol == htons(ETH_P_IPV6))
 		ndev = ipv6_dev_find(net, &ipv6_hdr(skb)->daddr, NULL);
-	if (ndev && !(ndev->flags & IFF_LOOPBACK))
+	return ndev && !(ndev->flags & IFF_LOOPBACK) ? ndev : NULL;
+}
+
+/*
+ * The device a received packet is for, and the VLAN it came on (*@vlan_id:
+ * the VID, or SRNIC_NO_VLAN). It is the device bound to the netdev the
+ * packet arrived on or, when that is a VLAN of another netdev, the device
+ * bound to the real one: ib_core lists a VLAN's addresses among the GIDs
+ * of the device on its real netdev, and a QP sending from such a GID sends
+ * through the VLAN. A looped-back packet arrives on lo: it is for the
+ * netdev holding its destination address.
+ */
+static struct srnic_dev *srnic_recv_dev(struct sk_buff *skb, u16 *vlan_id)
+{
+	struct net_device *ndev = skb->dev;
+	struct srnic_dev *sdev = NULL;
+
+	*vlan_id = SRNIC_NO_VLAN;
+	rcu_read_lock();
+	if (ndev->flags & IFF_LOOPBACK)
+		ndev = srnic_recv_loopback_ndev(skb);
+	if (ndev) {
 		sdev = srnic_dev_get_by_netdev(ndev);
+		if (is_vlan_dev(ndev)) {
+			*vlan_id = vlan_dev_vlan_id(ndev);
+			if (!sdev)
+				sdev = srnic_dev_get_by_netdev(vlan_dev_real_dev(ndev));
+		}
+	}
 	rcu_read_unlock();
 	return sdev;
 }
@@ -620,12 +654,11 @@ int srnic_udp_encap_recv(struct sock *sk, struct sk_buff *skb)
 	struct srnic_dev *sdev;
 	struct srnic_pkt pkt;
 	unsigned int ulen;
+	u16 vlan_id;
 	bool spread;
 	int why;
 
-	sdev = srnic_dev_get_by_netdev(skb->dev);
-	if (!sdev && (skb->dev->flags & IFF_LOOPBACK))
-		sdev = srnic_recv_loopback_dev(skb);
+	sdev = srnic_recv_dev(skb, &vlan_id);
 	if (!sdev)
 		goto drop;
 
@@ -643,6 +676,7 @@ int srnic_udp_encap_recv(struct sock *sk, struct sk_buff *skb)
 		goto put_dev;
 	}
 	srnic_recv_fill(sdev, skb, &pkt);
+	pkt.vlan_id = vlan_id;
 	spread = srnic_recv_spreads(sdev, &pkt);
 	if (!spread && !srnic_recv_accept(sdev, &pkt))
 		goto put_dev;

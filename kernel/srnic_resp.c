@@ -279,6 +279,11 @@ static void srnic_resp_complete(struct srnic_qp *qp, struct srnic_pkt *pkt,
 				ether_addr_copy(wc.smac, eth->h_source);
 				wc.wc_flags |= IB_WC_WITH_SMAC;
 			}
+			/* ib_core picks the GID of a reply by it (RDMA-CM) */
+			if (pkt->vlan_id != SRNIC_NO_VLAN) {
+				wc.vlan_id = pkt->vlan_id;
+				wc.wc_flags |= IB_WC_WITH_VLAN;
+			}
 		}
 	}
 	qp->resp.has_wqe = false;

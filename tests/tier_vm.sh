@@ -31,7 +31,7 @@ tally harness "$logdir/harness.log" tests/vm/test_harness.sh
 # two-guest ones and those with long runs of their own.
 shared=(test_cq test_dc test_dc_loss test_dc_wire test_fabric test_hwnic
 	test_ipv6 test_lifecycle test_mcast test_mr test_native test_nvmeof
-	test_odp test_revoke test_ring_fuzz test_scale test_xrc)
+	test_odp test_revoke test_ring_fuzz test_scale test_vlan test_xrc)
 shared_paths=()
 for n in "${shared[@]}"; do shared_paths+=("tests/vm/$n.sh"); done
 tally shared "$logdir/shared.log" tests/vm/vmrun --timeout $((120 * ${#shared[@]} + 300)) \

@@ -1,0 +1,126 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# RoCEv2 over an 802.1Q VLAN, inside the VM (tests/vm/vmrun):
+#
+#   netns nsA                                        netns nsB
+#   vethA.100 10.100.0.1                             vethB.100 10.100.0.2
+#   srnic0 on vethA 10.99.0.1 ==== veth ==== vethB 10.99.0.2, srnic1
+#
+# 1. srnic on the real netdev, traffic on its VLAN: ib_core lists the
+#    VLAN's address among the device's GIDs (its netdev the VLAN), a QP
+#    sending from that GID sends through the VLAN (tagged), and what
+#    arrives on the VLAN belongs to the device of the real netdev. RC and UD
+#    pingpongs (data checked) and ib_write_bw on the VLAN GID; rping
+#    (RDMA-CM, data verified), whose connection request the target's CM
+#    answers from the GID of the VLAN the request came on: srnic's GSI
+#    completion must say which (IB_WC_WITH_VLAN). The VLAN devices' own
+#    packet counters move by at least what srnic counted: the RoCE packets
+#    went through the VLAN.
+# 2. srnic bound to the VLAN netdev itself (rdma link add ... netdev
+#    vethA.100): ib_core gives such a device only its link-local GID (the
+#    VLAN's addresses go to the device of the real netdev), and srnic's
+#    kernel log says so. RC pingpong on the link-local GIDs.
+set -u
+cd "$(dirname "$0")/../.." || exit 1
+# shellcheck source=tests/vm/lib.sh
+. tests/vm/lib.sh
+
+# vstat NS DEV rx|tx: DEV's packets received or sent, in netns NS
+vstat() { ip netns exec "$1" cat "/sys/class/net/$2/statistics/$3_packets"; }
+
+# gid_ndev DEV IDX: the netdev of DEV's GID IDX
+gid_ndev() { cat "/sys/class/infiniband/$1/ports/1/gid_attrs/ndevs/$2"; }
+
+# no_gid DEV IP: DEV has no RoCEv2 GID of IP
+no_gid() { ! roce_gid_index "$1" "$2"; }
+
+# ll_gid_index DEV: the index of DEV's link-local RoCEv2 GID
+ll_gid_index() {
+	local d=/sys/class/infiniband/$1/ports/1 i g t
+	for i in $(seq 0 15); do
+		read -r g <"$d/gids/$i" 2>/dev/null || continue
+		read -r t <"$d/gid_attrs/types/$i" 2>/dev/null || continue
+		[[ $g == fe80:* && $t == "RoCE v2" ]] && { echo "$i"; return 0; }
+	done
+	return 1
+}
+
+dmesg -C
+if ! t_check "srnic_load: srnic.ko and its dependencies" srnic_load veth 8021q rdma_ucm ||
+   ! t_check "two namespaces on a veth pair" netns_pair_setup; then
+	t_summary
+	exit 1
+fi
+t_check "VLAN 100 on vethA (nsA) and vethB (nsB)" bash -c '
+	ip -n nsA link add link vethA name vethA.100 type vlan id 100 &&
+	ip -n nsB link add link vethB name vethB.100 type vlan id 100 &&
+	ip -n nsA addr add 10.100.0.1/24 dev vethA.100 &&
+	ip -n nsB addr add 10.100.0.2/24 dev vethB.100 &&
+	ip -n nsA link set vethA.100 up && ip -n nsB link set vethB.100 up'
+t_check "rdma link add srnic0 netdev vethA (nsA)" \
+	ip netns exec nsA rdma link add srnic0 type srnic netdev vethA
+t_check "rdma link add srnic1 netdev vethB (nsB)" \
+	ip netns exec nsB rdma link add srnic1 type srnic netdev vethB
+
+G0=$(ready roce_gid_index srnic0 10.100.0.1)
+G1=$(ready roce_gid_index srnic1 10.100.0.2)
+t_check "the VLAN's RoCEv2 GIDs present (srnic0 #$G0, srnic1 #$G1)" \
+	test -n "$G0" -a -n "$G1"
+t_eq "srnic0's GID #$G0 is on vethA.100" "$(gid_ndev srnic0 "${G0:-0}")" vethA.100
+t_eq "srnic1's GID #$G1 is on vethB.100" "$(gid_ndev srnic1 "${G1:-0}")" vethB.100
+
+snap
+va0=$(vstat nsA vethA.100 rx) vb0=$(vstat nsB vethB.100 tx)
+pair "VLAN: ibv_rc_pingpong, 4 KiB x 200, data checked" \
+	ibv_rc_pingpong -d srnic0 -g "$G0" -n 200 -s 4096 -c -- \
+	ibv_rc_pingpong -d srnic1 -g "$G1" -n 200 -s 4096 -c 10.99.0.1
+pair "VLAN: ibv_ud_pingpong, 1 KiB x 100, data checked" \
+	ibv_ud_pingpong -d srnic0 -g "$G0" -n 100 -s 1024 -c -- \
+	ibv_ud_pingpong -d srnic1 -g "$G1" -n 100 -s 1024 -c 10.99.0.1
+pair "VLAN: ib_write_bw -s 65536 -n 100" \
+	ib_write_bw -d srnic0 -x "$G0" -s 65536 -n 100 -F -- \
+	ib_write_bw -d srnic1 -x "$G1" -s 65536 -n 100 -F 10.99.0.1
+rx=$(delta srnic0 rcvd_pkts) tx=$(delta srnic1 sent_pkts)
+va=$(($(vstat nsA vethA.100 rx) - va0)) vb=$(($(vstat nsB vethB.100 tx) - vb0))
+echo "srnic1 sent $tx packets, vethB.100 sent $vb; srnic0 received $rx, vethA.100 received $va"
+# ib_write_bw alone: 100 x 64 KiB, 64 packets each (IB MTU 1024)
+t_check "srnic0 received packets (>= 6400)" test "$rx" -ge 6400
+t_check "vethA.100 received every packet srnic0 did ($va >= $rx)" test "$va" -ge "$rx"
+t_check "vethB.100 sent every packet srnic1 did ($vb >= $tx)" test "$vb" -ge "$tx"
+
+PAIR_READY=pair_cm_listening
+pair "VLAN: rping (RDMA-CM) to 10.100.0.1, 50 x 1 KiB, data verified" \
+	rping -s -a 10.100.0.1 -C 50 -S 1024 -V -- \
+	rping -c -a 10.100.0.1 -C 50 -S 1024 -V
+PAIR_READY=pair_tcp_listening
+
+# 2. the devices bound to the VLAN netdevs
+t_check "rdma link delete srnic0, srnic1" bash -c '
+	ip netns exec nsA rdma link delete srnic0 &&
+	ip netns exec nsB rdma link delete srnic1'
+t_check "rdma link add srnic0 netdev vethA.100 (nsA)" \
+	ip netns exec nsA rdma link add srnic0 type srnic netdev vethA.100
+t_check "rdma link add srnic1 netdev vethB.100 (nsB)" \
+	ip netns exec nsB rdma link add srnic1 type srnic netdev vethB.100
+t_check "the kernel log says to bind to vethA for the VLAN's addresses" \
+	bash -c "dmesg | grep -q 'vethA.100 is a VLAN of vethA: .* bind to vethA '"
+G0=$(ready ll_gid_index srnic0)
+G1=$(ready ll_gid_index srnic1)
+t_check "bound to the VLANs: link-local RoCEv2 GIDs (srnic0 #$G0, srnic1 #$G1)" \
+	test -n "$G0" -a -n "$G1"
+t_eq "srnic0's GID #$G0 is on vethA.100" "$(gid_ndev srnic0 "${G0:-0}")" vethA.100
+t_check "bound to the VLANs: no GID of 10.100.0.1 (ib_core gives a VLAN's addresses to its real netdev's device)" \
+	no_gid srnic0 10.100.0.1
+snap
+pair "bound to the VLANs: ibv_rc_pingpong on the link-local GIDs, 4 KiB x 100, data checked" \
+	ibv_rc_pingpong -d srnic0 -g "$G0" -n 100 -s 4096 -c -- \
+	ibv_rc_pingpong -d srnic1 -g "$G1" -n 100 -s 4096 -c 10.99.0.1
+# 100 x 4 KiB, 4 packets each
+t_check "bound to the VLANs: srnic0 received packets (>= 400)" \
+	test "$(delta srnic0 rcvd_pkts)" -ge 400
+
+t_eq "no ICRC errors" "$(counter srnic0 rcvd_icrc_err)$(counter srnic1 rcvd_icrc_err)" 00
+t_eq "no bad headers" "$(counter srnic0 rcvd_bad_hdr)$(counter srnic1 rcvd_bad_hdr)" 00
+srnic_pair_down
+t_summary
