@@ -16,7 +16,8 @@
 #    answers from the GID of the VLAN the request came on: srnic's GSI
 #    completion must say which (IB_WC_WITH_VLAN). The VLAN devices' own
 #    packet counters move by at least what srnic counted: the RoCE packets
-#    went through the VLAN.
+#    went through the VLAN. Then the VLANs deleted under an ib_write_bw on
+#    them: the deletion returns, both ends end, the devices work on.
 # 2. srnic bound to the VLAN netdev itself (rdma link add ... netdev
 #    vethA.100): ib_core gives such a device only its link-local GID (the
 #    VLAN's addresses go to the device of the real netdev), and srnic's
@@ -31,6 +32,15 @@ vstat() { ip netns exec "$1" cat "/sys/class/net/$2/statistics/$3_packets"; }
 
 # gid_ndev DEV IDX: the netdev of DEV's GID IDX
 gid_ndev() { cat "/sys/class/infiniband/$1/ports/1/gid_attrs/ndevs/$2"; }
+
+# vlans_up: VLAN 100 on vethA (10.100.0.1) and on vethB (10.100.0.2), up
+vlans_up() {
+	ip -n nsA link add link vethA name vethA.100 type vlan id 100 &&
+		ip -n nsB link add link vethB name vethB.100 type vlan id 100 &&
+		ip -n nsA addr add 10.100.0.1/24 dev vethA.100 &&
+		ip -n nsB addr add 10.100.0.2/24 dev vethB.100 &&
+		ip -n nsA link set vethA.100 up && ip -n nsB link set vethB.100 up
+}
 
 # no_gid DEV IP: DEV has no RoCEv2 GID of IP
 no_gid() { ! roce_gid_index "$1" "$2"; }
@@ -52,12 +62,7 @@ if ! t_check "srnic_load: srnic.ko and its dependencies" srnic_load veth 8021q r
 	t_summary
 	exit 1
 fi
-t_check "VLAN 100 on vethA (nsA) and vethB (nsB)" bash -c '
-	ip -n nsA link add link vethA name vethA.100 type vlan id 100 &&
-	ip -n nsB link add link vethB name vethB.100 type vlan id 100 &&
-	ip -n nsA addr add 10.100.0.1/24 dev vethA.100 &&
-	ip -n nsB addr add 10.100.0.2/24 dev vethB.100 &&
-	ip -n nsA link set vethA.100 up && ip -n nsB link set vethB.100 up'
+t_check "VLAN 100 on vethA (nsA) and vethB (nsB)" vlans_up
 t_check "rdma link add srnic0 netdev vethA (nsA)" \
 	ip netns exec nsA rdma link add srnic0 type srnic netdev vethA
 t_check "rdma link add srnic1 netdev vethB (nsB)" \
@@ -95,7 +100,33 @@ pair "VLAN: rping (RDMA-CM) to 10.100.0.1, 50 x 1 KiB, data verified" \
 	rping -c -a 10.100.0.1 -C 50 -S 1024 -V
 PAIR_READY=pair_tcp_listening
 
+# 1b. The VLANs deleted under an ib_write_bw on their GIDs: the deletion
+# returns (nothing of srnic holds the VLAN netdev), both ends end, and the
+# devices go on over the real netdevs' GIDs.
+B0=$(roce_gid_index srnic0 10.99.0.1)
+B1=$(roce_gid_index srnic1 10.99.0.2)
+bg_start SRV ip netns exec nsA timeout 60 ib_write_bw -d srnic0 -x "$G0" -s 65536 -D 20 -F
+ready pair_tcp_listening
+bg_start CLI ip netns exec nsB timeout 60 ib_write_bw -d srnic1 -x "$G1" -s 65536 -D 20 -F 10.99.0.1
+t_check "ib_write_bw on the VLAN GIDs moving packets" \
+	settle -t 20 counter_ge srnic0 rcvd_pkts $(($(counter srnic0 rcvd_pkts) + 500))
+t_check "VLANs deleted mid-transfer, within 20 s" timeout 20 bash -c '
+	ip -n nsB link del vethB.100 && ip -n nsA link del vethA.100'
+wait_done 70 "$CLI"
+rc_c=$?
+wait_done 70 "$SRV"
+rc_s=$?
+bg_stop "$CLI"
+bg_stop "$SRV"
+t_check "ib_write_bw client ended by itself after the deletion (exit $rc_c)" test "$rc_c" -ne 124
+t_check "ib_write_bw server ended by itself after the deletion (exit $rc_s)" test "$rc_s" -ne 124
+t_check "the VLAN GIDs gone" no_gid srnic0 10.100.0.1
+pair "after the VLANs: ibv_rc_pingpong on vethA/vethB's GIDs, data checked" \
+	ibv_rc_pingpong -d srnic0 -g "$B0" -n 50 -s 4096 -c -- \
+	ibv_rc_pingpong -d srnic1 -g "$B1" -n 50 -s 4096 -c 10.99.0.1
+
 # 2. the devices bound to the VLAN netdevs
+t_check "VLAN 100 again on vethA (nsA) and vethB (nsB)" vlans_up
 t_check "rdma link delete srnic0, srnic1" bash -c '
 	ip netns exec nsA rdma link delete srnic0 &&
 	ip netns exec nsB rdma link delete srnic1'
