@@ -21,7 +21,8 @@
 # 2. srnic bound to the VLAN netdev itself (rdma link add ... netdev
 #    vethA.100): ib_core gives such a device only its link-local GID (the
 #    VLAN's addresses go to the device of the real netdev), and srnic's
-#    kernel log says so. RC pingpong on the link-local GIDs.
+#    kernel log and srnicctl doctor say so. RC pingpong on the link-local
+#    GIDs.
 set -u
 cd "$(dirname "$0")/../.." || exit 1
 # shellcheck source=tests/vm/lib.sh
@@ -136,6 +137,16 @@ t_check "rdma link add srnic1 netdev vethB.100 (nsB)" \
 	ip netns exec nsB rdma link add srnic1 type srnic netdev vethB.100
 t_check "the kernel log says to bind to vethA for the VLAN's addresses" \
 	bash -c "dmesg | grep -q 'vethA.100 is a VLAN of vethA: .* bind to vethA '"
+# srnicctl doctor in nsA: srnic1's netdev is in nsB, so it fails there;
+# srnic0's record is what counts
+ip netns exec nsA "$PWD/build/userspace/ctl/srnicctl" -j doctor --no-selftest \
+	>/tmp/vlan-doctor.json 2>/dev/null
+t_check "srnicctl doctor warns that srnic0 is on a VLAN, fix: bind to vethA" python3 -c '
+import json, sys
+j = json.load(open(sys.argv[1]))
+sys.exit(not any(c["check"] == "netdev_vlan" and c["dev"] == "srnic0" and
+                 c["status"] == "warn" and "add srnic0 netdev vethA " in c["fix"] for c in j))
+' /tmp/vlan-doctor.json
 G0=$(ready ll_gid_index srnic0)
 G1=$(ready ll_gid_index srnic1)
 t_check "bound to the VLANs: link-local RoCEv2 GIDs (srnic0 #$G0, srnic1 #$G1)" \

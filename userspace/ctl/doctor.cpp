@@ -157,7 +157,7 @@ DoctorCheck check_netdev(const std::string &dev, const Result<DeviceView> &view)
   return ok("netdev", dev, fmt::format("bound to netdev {}", nd));
 }
 
-// The checks of the bound netdev nd once it exists: netdev_up, mtu.
+// The checks of the bound netdev nd once it exists: netdev_up, netdev_vlan (a VLAN only), mtu.
 void check_netdev_state(const DeviceView &v, const std::string &dev, const std::string &nd,
                         std::vector<DoctorCheck> &out) {
   std::string oper = v.operstate.value_or("unknown");
@@ -172,6 +172,19 @@ void check_netdev_state(const DeviceView &v, const std::string &dev, const std::
   else
     out.push_back(ok("netdev_up", dev, fmt::format("{} is up", nd)));
 
+  // ib_core gives a VLAN's addresses to the RDMA device of its real netdev only
+  if (v.vlan_of) {
+    std::string real = v.vlan_of->empty() ? "its real netdev" : *v.vlan_of;
+    out.push_back(problem(CheckStatus::warn, "netdev_vlan", dev,
+                          fmt::format("{} is a VLAN of {}: a device bound to a VLAN gets only its "
+                                      "link-local GID, none for the VLAN's addresses (RDMA-CM "
+                                      "cannot use them)",
+                                      nd, real),
+                          fmt::format("srnicctl dev del {0} && srnicctl dev add {0} netdev {1} "
+                                      "(the VLAN's addresses become its GIDs, its packets stay "
+                                      "tagged)",
+                                      dev, v.vlan_of->empty() ? "REAL_NETDEV" : real)));
+  }
   if (!v.mtu)
     return;
   unsigned int ib = ib_mtu_for(*v.mtu);

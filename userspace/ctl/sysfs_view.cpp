@@ -151,6 +151,14 @@ void read_netdev_state(const Sysfs &sysfs, DeviceView &v) {
   if (std::optional<std::string> mtu = read_optional(sysfs, net / "mtu"))
     if (std::optional<std::uint64_t> m = parse_u64(*mtu))
       v.mtu = static_cast<unsigned int>(*m);
+  std::string uevent = read_optional(sysfs, net / "uevent").value_or("");
+  if (("\n" + uevent + "\n").find("\nDEVTYPE=vlan\n") != std::string::npos) {
+    v.vlan_of = "";
+    if (Result<std::vector<std::string>> names = sysfs.list_dir(net))
+      for (const std::string &n : *names)
+        if (n.starts_with("lower_"))
+          v.vlan_of = n.substr(6);
+  }
 }
 
 std::vector<PortView> read_ports(const Sysfs &sysfs, const std::filesystem::path &dir) {

@@ -92,6 +92,9 @@ struct DeviceView {
   std::optional<std::string> operstate; // class/net/<netdev>/operstate: "up", "down", ...
   std::optional<bool> admin_up;         // IFF_UP in class/net/<netdev>/flags
   std::optional<unsigned int> mtu;      // class/net/<netdev>/mtu
+  // The netdev is an 802.1Q VLAN (DEVTYPE=vlan in its uevent): its real netdev (the
+  // lower_<name> link), or "" when that is not listed
+  std::optional<std::string> vlan_of;
   std::vector<PortView> ports;
   // roce_np/enable; nullopt when absent. For an other device, the knobs mlx5 keeps under
   // class/net/<netdev>/ecn/roce_np/: enable is a file, or a directory of one file per

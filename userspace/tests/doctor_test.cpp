@@ -69,6 +69,30 @@ TEST_F(Doctor, ModuleNotLoaded) {
   EXPECT_THAT(c.fix, HasSubstr("modprobe srnic"));
 }
 
+// srnic bound to a VLAN: ib_core lists none of the VLAN's addresses among its GIDs.
+TEST_F(Doctor, BoundToVlanWarns) {
+  host_.dir().write("sys/class/infiniband/srnic0/srnic/netdev", "vethA.100\n");
+  host_.netdev("vethA.100", true, "up", 1500);
+  host_.dir().write("sys/class/net/vethA.100/uevent", "DEVTYPE=vlan\nINTERFACE=vethA.100\n");
+  host_.dir().mkdir("sys/class/net/vethA.100/lower_vethA");
+  std::vector<DoctorCheck> checks = run();
+  const DoctorCheck &c = find(checks, "netdev_vlan");
+  EXPECT_EQ(c.status, CheckStatus::warn);
+  EXPECT_THAT(c.detail, HasSubstr("vethA.100 is a VLAN of vethA"));
+  EXPECT_EQ(c.fix.substr(0, c.fix.find(" (")),
+            "srnicctl dev del srnic0 && srnicctl dev add srnic0 netdev vethA");
+  EXPECT_EQ(count_problems(checks), 0u); // a warning: the device works on link-local GIDs
+}
+
+// Another kind of stacked netdev (its uevent says so) is not taken for a VLAN.
+TEST_F(Doctor, NotVlanNoCheck) {
+  host_.dir().write("sys/class/net/vethA/uevent", "DEVTYPE=macvlan\nINTERFACE=vethA\n");
+  host_.dir().mkdir("sys/class/net/vethA/lower_eth0");
+  std::vector<DoctorCheck> checks = run();
+  EXPECT_THROW(find(checks, "netdev_vlan"), std::runtime_error);
+  EXPECT_EQ(count_problems(checks), 0u);
+}
+
 TEST_F(Doctor, RxeLoaded) {
   host_.dir().mkdir("sys/module/rdma_rxe");
   std::vector<DoctorCheck> checks = run();
