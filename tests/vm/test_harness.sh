@@ -8,8 +8,9 @@
 # 1. vmrun tests/vm/selftest.sh exits 0 (kernel, rw repo, veth + policy
 #    routing, netns, rdma_rxe + rdma-core in the guest)
 # 2. a guest script's exit status (7) is vmrun's exit status; a guest that
-#    dies before its script starts is booted once more (exit 125 when it
-#    dies again), one that dies after is not; a script's "# vmrun-tcg:
+#    dies before its script starts, or has not started it after
+#    VMRUN_BOOT_SECS, is booted once more (exit 125 when it fails again), one
+#    that dies after is not; a script's "# vmrun-tcg:
 #    single" line reaches qemu's -accel, VMRUN_TCG and --tcg override it, a
 #    bad mode is a one-line error
 # 3. --timeout 10 on a script sleeping 600 s: exit 124 within 30 s, and no
@@ -117,6 +118,21 @@ else
 	show_log "$TMP/noboot.log"
 	t_fail "early-boot death: booted once more" "exit $rc, retry messages $n"
 fi
+
+# 2b'. a guest that has not started SCRIPT after VMRUN_BOOT_SECS is killed
+# and booted once more: with 1 s neither boot gets there (a boot takes ~5 s)
+VMRUN_BOOT_SECS=1 run_vm "$TMP/slowboot.log" --timeout 120 "$TMP/never.sh"
+n=$(grep -c "guest not booted after 1s; killing it" "$TMP/slowboot.log")
+if [ "$rc" = 125 ] && [ "$n" = 2 ] && ! grep -q "script ran" "$TMP/slowboot.log" &&
+   [ "$(grep -c "died before .* started: booting it once more" "$TMP/slowboot.log")" = 1 ]; then
+	t_ok "no boot within VMRUN_BOOT_SECS=1: killed, booted once more, exit 125 (${secs}s)"
+else
+	show_log "$TMP/slowboot.log"
+	t_fail "no boot within VMRUN_BOOT_SECS=1" "exit $rc, kill messages $n"
+fi
+VMRUN_BOOT_SECS=x run_vm "$TMP/badboot.log" --timeout 120 "$TMP/never.sh"
+t_eq "VMRUN_BOOT_SECS=x: one-line error, exit 2" \
+	"$rc $(wc -l <"$TMP/badboot.log")" "2 1"
 
 # 2c. a guest that dies after SCRIPT started is not booted again
 printf 'echo "panicking now"\necho c >/proc/sysrq-trigger\nsleep 60\n' >"$TMP/panic.sh"
