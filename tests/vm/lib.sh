@@ -818,6 +818,51 @@ _pair_ns_prefix() {
 pair_tcp_listening() { tcp_listening 18515 "$PAIR_SERVER_NS"; }
 pair_cm_listening() { rdma res show cm_id 2>/dev/null | grep -q 'state LISTEN'; }
 
+# bw_bg_start X0 X1: ib_write_bw -s 65536 -D 20 from srnic1 (netns nsB, GID
+# index X1) to srnic0 (nsA, GID index X0) in the background, each end under
+# a 60 s timeout (PIDs in BW_CLI and BW_SRV); true once srnic0 has received
+# 500 more packets, false if not within 20 s. For a test that breaks
+# something under traffic, then bw_bg_ended.
+_BW_LOG=${TMPDIR:-/tmp}/t_bw.$$
+# (in ib_core's exclusive netns mode only nsA sees srnic0)
+_bw_rcvd() {
+	local f=/sys/class/infiniband/srnic0/ports/1/hw_counters/rcvd_pkts
+	cat "$f" 2>/dev/null || ip netns exec nsA cat "$f"
+}
+_bw_rcvd_ge() { [ "$(_bw_rcvd)" -ge "$1" ]; }
+bw_bg_start() {
+	local n0
+	BW_SRV='' BW_CLI=''
+	n0=$(_bw_rcvd) || return 1
+	bg_start BW_SRV ip netns exec nsA timeout 60 ib_write_bw -d srnic0 -x "$1" -s 65536 -D 20 \
+		-F >"$_BW_LOG.srv" 2>&1
+	ready pair_tcp_listening
+	bg_start BW_CLI ip netns exec nsB timeout 60 ib_write_bw -d srnic1 -x "$2" -s 65536 -D 20 \
+		-F 10.99.0.1 >"$_BW_LOG.cli" 2>&1
+	settle -t 20 _bw_rcvd_ge $((n0 + 500))
+}
+
+# bw_bg_ended WHAT: both ends of bw_bg_start's ib_write_bw exited by
+# themselves (not at their timeout) after WHAT, each checked
+bw_bg_ended() {
+	local rc_c rc_s
+	if [ -z "${BW_CLI:-}" ] || [ -z "${BW_SRV:-}" ]; then
+		t_fail "ib_write_bw ended by itself after $1" "bw_bg_start did not start both ends"
+		return
+	fi
+	wait_done 70 "$BW_CLI"
+	rc_c=$?
+	wait_done 70 "$BW_SRV"
+	rc_s=$?
+	bg_stop "$BW_CLI"
+	bg_stop "$BW_SRV"
+	[ "$rc_c" -ne 124 ] && [ "$rc_s" -ne 124 ] ||
+		tail -n 15 "$_BW_LOG.cli" "$_BW_LOG.srv" | sed 's/^/  | /'
+	rm -f "$_BW_LOG.cli" "$_BW_LOG.srv"
+	t_check "ib_write_bw client ended by itself after $1 (exit $rc_c)" test "$rc_c" -ne 124
+	t_check "ib_write_bw server ended by itself after $1 (exit $rc_s)" test "$rc_s" -ne 124
+}
+
 # srnic's tracepoints through tracefs, one way for every test:
 #   trace_mount: tracefs mounted at $TRACEFS
 #   trace_start [-b KB] [-f EVENT FILTER]... EVENT...: tracefs mounted, the

@@ -37,29 +37,6 @@ links() {
 mode_is() { rdma system show | grep -q "netns $1"; }
 mode_set() { rdma system set netns "$1" 2>/dev/null && mode_is "$1"; }
 
-# bw_start: ib_write_bw between the namespaces, 20 s, in the background
-# (PIDs in SRV and CLI) once it moves packets
-bw_start() {
-	bg_start SRV ip netns exec nsA timeout 60 ib_write_bw -d srnic0 -x 0 -s 65536 -D 20 -F
-	ready pair_tcp_listening
-	bg_start CLI ip netns exec nsB timeout 60 ib_write_bw -d srnic1 -x 0 -s 65536 -D 20 -F 10.99.0.1
-	nap 3
-}
-
-# bw_ended WHAT: both ib_write_bw ends exited by themselves (not at their
-# 60 s timeout) after WHAT
-bw_ended() {
-	local rc_c rc_s
-	wait_done 70 "$CLI"
-	rc_c=$?
-	wait_done 70 "$SRV"
-	rc_s=$?
-	bg_stop "$CLI"
-	bg_stop "$SRV"
-	t_check "ib_write_bw client ended by itself after $1 (exit $rc_c)" test "$rc_c" -ne 124
-	t_check "ib_write_bw server ended by itself after $1 (exit $rc_s)" test "$rc_s" -ne 124
-}
-
 PAIR_SERVER_SECS=40
 PAIR_CLIENT_SECS=35
 
@@ -92,10 +69,10 @@ PAIR_READY=pair_tcp_listening
 
 # Moved under traffic: ib_core revokes the device's user contexts first.
 t_check "netns nsC" ip netns add nsC
-bw_start
+t_check "ib_write_bw between the namespaces moving packets" bw_bg_start 0 0
 t_check "srnic0 moved to nsC under an ib_write_bw, within 20 s" \
 	timeout 20 ip netns exec nsA rdma dev set srnic0 netns nsC
-bw_ended "the move"
+bw_bg_ended "the move"
 t_eq "nsC sees srnic0" "$(links nsC)" "srnic0 "
 t_eq "nsA sees nothing" "$(links nsA)" ""
 t_check "srnic0 moved back to nsA" ip netns exec nsC rdma dev set srnic0 netns nsA
