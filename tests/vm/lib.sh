@@ -818,6 +818,15 @@ _pair_ns_prefix() {
 pair_tcp_listening() { tcp_listening 18515 "$PAIR_SERVER_NS"; }
 pair_cm_listening() { rdma res show cm_id 2>/dev/null | grep -q 'state LISTEN'; }
 
+# ll_ready NS DEV: DEV in netns NS has its IPv6 link-local address and it is
+# no longer tentative (DAD done). ib_core resolves the peer of a QP on a
+# link-local RoCE v2 GID through it: moving the QP to RTR fails until then.
+ll_ready() {
+	local a
+	a=$(ip -n "$1" -6 addr show dev "$2" scope link) &&
+		[[ $a == *fe80::* && $a != *tentative* ]]
+}
+
 # bw_bg_start X0 X1: ib_write_bw -s 65536 -D 20 from srnic1 (netns nsB, GID
 # index X1) to srnic0 (nsA, GID index X0) in the background, each end under
 # a 60 s timeout (PIDs in BW_CLI and BW_SRV); true once srnic0 has received

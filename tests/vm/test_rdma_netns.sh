@@ -56,6 +56,8 @@ t_check "rdma dev set srnic1 netns nsB" rdma dev set srnic1 netns nsB
 t_eq "nsA sees srnic0 only" "$(links nsA)" "srnic0 "
 t_eq "nsB sees srnic1 only" "$(links nsB)" "srnic1 "
 t_eq "the initial namespace sees neither" "$(links '')" ""
+t_check "vethA's link-local address ready (DAD done)" ready ll_ready nsA vethA
+t_check "vethB's link-local address ready (DAD done)" ready ll_ready nsB vethB
 
 # GID 0: the netdev's link-local one, RoCE v2
 pair "in nsA/nsB: ibv_rc_pingpong, 4 KiB x 100, data checked" \

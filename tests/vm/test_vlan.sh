@@ -138,6 +138,8 @@ sys.exit(not any(c["check"] == "netdev_vlan" and c["dev"] == "srnic0" and
 ' /tmp/vlan-doctor.json
 G0=$(ready ll_gid_index srnic0)
 G1=$(ready ll_gid_index srnic1)
+t_check "vethA.100's link-local address ready (DAD done)" ready ll_ready nsA vethA.100
+t_check "vethB.100's link-local address ready (DAD done)" ready ll_ready nsB vethB.100
 t_check "bound to the VLANs: link-local RoCEv2 GIDs (srnic0 #$G0, srnic1 #$G1)" \
 	test -n "$G0" -a -n "$G1"
 t_eq "srnic0's GID #$G0 is on vethA.100" "$(gid_ndev srnic0 "${G0:-0}")" vethA.100
