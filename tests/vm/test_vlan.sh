@@ -46,16 +46,8 @@ vlans_up() {
 # no_gid DEV IP: DEV has no RoCEv2 GID of IP
 no_gid() { ! roce_gid_index "$1" "$2"; }
 
-# ll_gid_index DEV: the index of DEV's link-local RoCEv2 GID
-ll_gid_index() {
-	local d=/sys/class/infiniband/$1/ports/1 i g t
-	for i in $(seq 0 15); do
-		read -r g <"$d/gids/$i" 2>/dev/null || continue
-		read -r t <"$d/gid_attrs/types/$i" 2>/dev/null || continue
-		[[ $g == fe80:* && $t == "RoCE v2" ]] && { echo "$i"; return 0; }
-	done
-	return 1
-}
+# ll_addr NS DEV: DEV's IPv6 link-local address in netns NS
+ll_addr() { ip -n "$1" -6 -o addr show dev "$2" scope link | awk '{ sub("/.*", "", $4); print $4 }'; }
 
 dmesg -C
 if ! t_check "srnic_load: srnic.ko and its dependencies" srnic_load veth 8021q rdma_ucm ||
@@ -136,8 +128,8 @@ j = json.load(open(sys.argv[1]))
 sys.exit(not any(c["check"] == "netdev_vlan" and c["dev"] == "srnic0" and
                  c["status"] == "warn" and "add srnic0 netdev vethA " in c["fix"] for c in j))
 ' /tmp/vlan-doctor.json
-G0=$(ready ll_gid_index srnic0)
-G1=$(ready ll_gid_index srnic1)
+G0=$(ready roce_gid_index srnic0 "$(ll_addr nsA vethA.100)")
+G1=$(ready roce_gid_index srnic1 "$(ll_addr nsB vethB.100)")
 t_check "vethA.100's link-local address ready (DAD done)" ready ll_ready nsA vethA.100
 t_check "vethB.100's link-local address ready (DAD done)" ready ll_ready nsB vethB.100
 t_check "bound to the VLANs: link-local RoCEv2 GIDs (srnic0 #$G0, srnic1 #$G1)" \
