@@ -41,6 +41,7 @@
  * after an RCU grace period. DCT destruction unlinks and reaps them all
  * once no packet can reach the DCT any more.
  */
+#include <linux/if_vlan.h>
 #include <linux/ip.h>
 #include <linux/ipv6.h>
 #include <linux/jhash.h>
@@ -132,17 +133,42 @@ static void srnic_dct_pkt_addr(const struct sk_buff *skb, struct in6_addr *src,
 	}
 }
 
-/* The path back to the sender of @skb, from the device's netdev. */
+/*
+ * The netdev a reply to a packet that came on VLAN @vlan_id leaves from:
+ * that VLAN of the device's netdev (ib_core gives a VLAN's addresses to
+ * the device on its real netdev), or the device's netdev itself.
+ */
+static int srnic_dct_reply_ifindex(struct srnic_dev *sdev, u16 vlan_id)
+{
+	struct net_device *ndev = READ_ONCE(sdev->ndev);
+	struct net_device *vdev;
+	int ifindex = ndev->ifindex;
+
+	if (vlan_id == SRNIC_NO_VLAN ||
+	    (is_vlan_dev(ndev) && vlan_dev_vlan_id(ndev) == vlan_id))
+		return ifindex;
+	rcu_read_lock();
+	vdev = __vlan_find_dev_deep_rcu(ndev, htons(ETH_P_8021Q), vlan_id);
+	if (!vdev)
+		vdev = __vlan_find_dev_deep_rcu(ndev, htons(ETH_P_8021AD),
+						vlan_id);
+	if (vdev)
+		ifindex = vdev->ifindex;
+	rcu_read_unlock();
+	return ifindex;
+}
+
+/* The path back to the sender of @pkt, through the netdev it came on. */
 static void srnic_dct_reply_av(struct srnic_dev *sdev,
-			       const struct sk_buff *skb, struct srnic_av *av)
+			       const struct srnic_pkt *pkt, struct srnic_av *av)
 {
 	struct in6_addr src, dst;
 	u8 tclass;
 
 	memset(av, 0, sizeof(*av));
-	srnic_dct_pkt_addr(skb, &src, &dst, &tclass);
+	srnic_dct_pkt_addr(pkt->skb, &src, &dst, &tclass);
 	av->family = ipv6_addr_v4mapped(&src) ? AF_INET : AF_INET6;
-	av->ifindex = READ_ONCE(sdev->ndev)->ifindex;
+	av->ifindex = srnic_dct_reply_ifindex(sdev, pkt->vlan_id);
 	av->saddr = dst;
 	av->daddr = src;
 	av->tclass = tclass & ~INET_ECN_MASK;
@@ -173,7 +199,7 @@ static void srnic_dct_reply(struct srnic_qp *dqp, struct srnic_pkt *pkt,
 	srnic_dcreth_set(p, srnic_qpn(dqp), srnic_dceth_gen(pkt->dceth));
 	if (srnic_opcode_info(opcode)->flags & SRNIC_OPF_AETH)
 		srnic_aeth_set(p + SRNIC_DCRETH_LEN, syn, 0);
-	srnic_dct_reply_av(sdev, pkt->skb, &av);
+	srnic_dct_reply_av(sdev, pkt, &av);
 	fl = rdma_calc_flow_label(srnic_qpn(dqp), dci);
 	srnic_xmit(sdev, NULL, &av, rdma_flow_label_to_udp_sport(fl), av.tclass,
 		   skb, 0);
@@ -274,7 +300,7 @@ static int srnic_dc_att_init_qp(struct srnic_dct *dct, struct srnic_dc_att *att,
 	qp->attr.dest_qp_num = att->dci;
 	qp->state = IB_QPS_RTR;
 	qp->attr.qp_state = IB_QPS_RTR;
-	srnic_dct_reply_av(qp->sdev, pkt->skb, &qp->av);
+	srnic_dct_reply_av(qp->sdev, pkt, &qp->av);
 	timer_setup(&qp->retrans_timer, srnic_req_retrans_timer, 0);
 	timer_setup(&qp->rnr_timer, srnic_req_rnr_timer, 0);
 	srnic_sched_qp_init(qp);

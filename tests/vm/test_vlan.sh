@@ -16,8 +16,11 @@
 #    answers from the GID of the VLAN the request came on: srnic's GSI
 #    completion must say which (IB_WC_WITH_VLAN). The VLAN devices' own
 #    packet counters move by at least what srnic counted: the RoCE packets
-#    went through the VLAN. Then the VLANs deleted under an ib_write_bw on
-#    them: the deletion returns, both ends end, the devices work on.
+#    went through the VLAN. DC on the VLAN GIDs (native devices): a DCT's
+#    replies, from an attachment or without one (a wrong key's NAK), leave
+#    through the VLAN the request came on. Then the VLANs deleted under an
+#    ib_write_bw on them: the deletion returns, both ends end, the devices
+#    work on.
 # 2. srnic bound to the VLAN netdev itself (rdma link add ... netdev
 #    vethA.100): ib_core gives such a device only its link-local GID (the
 #    VLAN's addresses go to the device of the real netdev), and srnic's
@@ -92,6 +95,47 @@ pair "VLAN: rping (RDMA-CM) to 10.100.0.1, 50 x 1 KiB, data verified" \
 	rping -s -a 10.100.0.1 -C 50 -S 1024 -V -- \
 	rping -c -a 10.100.0.1 -C 50 -S 1024 -V
 PAIR_READY=pair_tcp_listening
+
+# 1c. DC on the VLAN's GIDs (native devices): a DCT answers from an
+# attachment (ACKs, the echo's) or without one (the NAK of a wrong key),
+# on the path the request came on: through the VLAN, as an RC responder.
+# The VLAN devices' sent counters move by at least what srnic sent.
+t_check "native devices: rdma link delete srnic0, srnic1, add type srnic_native" bash -c '
+	ip netns exec nsA rdma link delete srnic0 &&
+	ip netns exec nsB rdma link delete srnic1 &&
+	ip netns exec nsA rdma link add srnic0 type srnic_native netdev vethA &&
+	ip netns exec nsB rdma link add srnic1 type srnic_native netdev vethB'
+G0=$(ready roce_gid_index srnic0 10.100.0.1)
+G1=$(ready roce_gid_index srnic1 10.100.0.2)
+PP=build/userspace/tools/srnic_dc_pingpong
+DC=(env RDMAV_DRIVERS="$SRNIC_PROVIDER_LIB" "$PP")
+snap
+ta0=$(vstat nsA vethA.100 tx) tb0=$(vstat nsB vethB.100 tx)
+dcsrv=
+bg_start dcsrv timeout 150 ip netns exec nsA "${DC[@]}" -d srnic0 -g "${G0:-0}" -s -n 1 -c 2 >/tmp/vlan-dcsrv.txt 2>&1
+ready tcp_listening 18515 nsA
+for m in ping badkey; do
+	out=$(with_timeout 90 ip netns exec nsB "${DC[@]}" -d srnic1 -g "${G1:-0}" -m "$m" -i 50 -S 1024 10.99.0.1 2>&1)
+	t_from_output "VLAN DC $m" $? "$(sed -E "s/^(ok|not ok) /\1 [VLAN DC $m] /;
+		s/^srnic_dc_pingpong: done/VLAN DC $m: done/" <<<"$out")" "#*"
+done
+wait "$dcsrv"
+t_eq "VLAN: the DC server's exit status" $? 0 || sed 's/^/  | /' /tmp/vlan-dcsrv.txt
+sa=$(delta srnic0 sent_pkts) sb=$(delta srnic1 sent_pkts)
+ta=$(($(vstat nsA vethA.100 tx) - ta0)) tb=$(($(vstat nsB vethB.100 tx) - tb0))
+echo "DC: srnic0 sent $sa packets, vethA.100 sent $ta; srnic1 sent $sb, vethB.100 sent $tb"
+# 50 SENDs of 1 KiB each way, each ACKed (the DCTs' own replies): >= 100
+t_check "DC: srnic0 sent packets (>= 100)" test "$sa" -ge 100
+t_check "DC: vethA.100 sent every packet srnic0 did, its DCT's replies too ($ta >= $sa)" \
+	test "$ta" -ge "$sa"
+t_check "DC: vethB.100 sent every packet srnic1 did ($tb >= $sb)" test "$tb" -ge "$sb"
+t_check "default devices again: rdma link delete srnic0, srnic1, add type srnic" bash -c '
+	ip netns exec nsA rdma link delete srnic0 &&
+	ip netns exec nsB rdma link delete srnic1 &&
+	ip netns exec nsA rdma link add srnic0 type srnic netdev vethA &&
+	ip netns exec nsB rdma link add srnic1 type srnic netdev vethB'
+G0=$(ready roce_gid_index srnic0 10.100.0.1)
+G1=$(ready roce_gid_index srnic1 10.100.0.2)
 
 # 1b. The VLANs deleted under an ib_write_bw on their GIDs: the deletion
 # returns (nothing of srnic holds the VLAN netdev), both ends end, and the
