@@ -3,9 +3,10 @@
 # to the console and a log, and add the counts of the last
 # "N passed, N failed" line it printed to TALLY_PASS/TALLY_FAIL. A command
 # that prints no such line, or exits non-zero with no failure counted,
-# counts as one failure. The FAIL lines of each command (at most 20) are
-# kept in TALLY_FAILS, so that a run's last lines can say which checks failed
-# (tally_failures prints them, each cut to 300 characters).
+# counts as one failure. The FAIL lines of each command (at most 20, each
+# with its test's name and the quoted lines above it) are kept in
+# TALLY_FAILS, so that a run's last lines can say which checks failed and
+# why (tally_failures prints them, each cut to 300 characters).
 
 TALLY_PASS=0
 TALLY_FAIL=0
@@ -16,6 +17,31 @@ TALLY_FAILS=()
 _tally_count_one() {
 	echo "=== $1: $2: counted as 1 failure"
 	TALLY_FAILS+=("$1: $2")
+}
+
+# _tally_fail_lines LOG: each failed check's line in LOG (a guest of a pair
+# prefixes "[a] "), named by the test it came from (the last "=== suite:
+# NAME" or "=== NAME: " header above it), and after it the quoted output
+# ("  | ") right above it, its first 3 lines (what t_kernel_clean matched,
+# for one). A quoted FAIL line is output, for example the harness's
+# deliberate failures, not a failure.
+_tally_fail_lines() {
+	awk '
+	function fail(line,  i) {
+		if (++fails > 20)
+			exit
+		print line
+		for (i = 0; i < q && i < 3; i++)
+			print "  " quoted[i]
+		q = 0
+	}
+	/^=== .*counted as 1 failure/ { fail($0); next }
+	/^=== suite: / { where = $3 ": "; q = 0; next }
+	/^=== [^ ]+: / { where = $2 " "; q = 0; next }
+	/^  \| / { if (q < 3) quoted[q] = $0; q++; next }
+	/^(\[[a-z]\] )?(FAIL|not ok)([^A-Za-z0-9_]|$)|\[FAILED\] / { fail(where $0); next }
+	{ q = 0 }
+	' "$1"
 }
 
 # tally NAME LOGFILE CMD...
@@ -51,11 +77,9 @@ tally() {
 			_tally_count_one "$name" "exited $rc with no failure counted"
 		fi
 	fi
-	# a check's own line (a guest of a pair prefixes "[a] "); "  | " lines
-	# are quoted output, for example the harness's deliberate failures
 	while IFS= read -r fl; do
 		TALLY_FAILS+=("$name: ${fl:0:300}")
-	done < <(grep -aE '^(\[[a-z]\] )?(FAIL|not ok)\b|\[FAILED\] |^=== .*counted as 1 failure' "$log" | head -n 20)
+	done < <(_tally_fail_lines "$log" | head -n 40)
 	TALLY_PASS=$((TALLY_PASS + p))
 	TALLY_FAIL=$((TALLY_FAIL + f))
 	TALLY_LINES+=("$(printf '%-16s %4d passed, %d failed (%d s)' "$name" "$p" "$f" \

@@ -35,6 +35,8 @@
 # 8. suite.sh's per-test timeout: with SUITE_TEST_TIMEOUT=6 a test that
 #    hangs after one PASS is reported (processes, blocked tasks), killed
 #    and counted "1 passed, 1 failed", and the test after it still runs
+# 9. tests/tally.sh lists each failure under its test's name with the quoted
+#    lines above it (t_kernel_clean's matches); a quoted FAIL is not one
 # Prints one PASS/FAIL line per check and "N passed, N failed"; exits 1 on
 # any failure. Console logs of failed runs are shown (last 40 lines).
 set -u
@@ -340,5 +342,25 @@ t_check "... and the next test runs: 1 passed, 0 failed" \
 	grep -q '^suite: test_after 1 passed, 0 failed' "$sl"
 t_check "... totals 2 passed, 1 failed" grep -qx '2 passed, 1 failed' "$sl"
 grep -q '^suite: test_after 1 passed, 0 failed' "$sl" || show_log "$sl"
+
+# 9. tests/tally.sh (tests/run.sh and the tiers): the failures it lists at
+# the end are named by their test, with the quoted lines above each (what
+# t_kernel_clean matched); a quoted FAIL is output, not a failure (no VM)
+tl=$TMP/tally.log
+printf '%s\n' '=== suite: test_a' '  | [    9.1] WARNING: CPU: 0 PID: 1 at x+0x1/0x2' \
+	'FAIL: no kernel warnings: 1 kernel log line(s) match the splat pattern' \
+	'=== test_b: tests/vm/vmrun tests/vm/test_b.sh' '  | FAIL: deliberate, quoted' \
+	'PASS: one' '[a] FAIL: on guest a' '1 passed, 2 failed' >"$tl"
+# shellcheck source=tests/tally.sh
+tally_out() { (. "$T_REPO/tests/tally.sh"; tally vm "$TMP/tally.out" cat "$1" >/dev/null; tally_failures); }
+t_eq "tally: each failure named by its test, the kernel's line under it" "$(tally_out "$tl")" \
+	"=== failures
+vm: test_a: FAIL: no kernel warnings: 1 kernel log line(s) match the splat pattern
+vm:     | [    9.1] WARNING: CPU: 0 PID: 1 at x+0x1/0x2
+vm: test_b: [a] FAIL: on guest a"
+# shellcheck disable=SC2016 # $1 expands in the inner bash
+t_check "tally: suite.sh's hung test named (section 8's log)" bash -c '
+	grep -qx "vm: test_hang: FAIL: test_hang: still running after 6 s (SUITE_TEST_TIMEOUT): killed" <<<"$1"' \
+	_ "$(tally_out "$sl")"
 
 t_summary
