@@ -19,11 +19,13 @@
 # Each RC QP pair hashes onto s1 in at least one direction with chance 3/4.
 #
 #   spread (issue 16 item 3; every link working): ib_write_bw with 256 RC
-#       QPs hB -> hA, equal bytes each: each spine forwards within 20 % of
-#       half the bytes (its links' rx_bytes). Each QP's UDP source port
-#       comes from its QP pair's numbers, the leaves hash on it; 32 QPs
-#       would leave this 20 % band in about one run of five by chance
-#       alone (a binomial's spread), 256 in about one of 700.
+#       QPs hB -> hA, equal bytes each: each spine forwards 25-75 % of the
+#       bytes (its links' rx_bytes; one sport for all QPs would put them
+#       all on one spine). Each QP's UDP source port comes from its QP
+#       pair's numbers, the leaves hash on it (a random key per boot). By
+#       chance alone (a binomial's spread, sigma 3.1 % with 256 QPs) a
+#       spine gets outside 40-60 % in about one run of 700: a CI run of
+#       2ea912b saw 39 %; outside 25-75 % is 8 sigma, never.
 #   off (repath_timeouts 0, the default): QP pairs one at a time
 #       (tests/vm/rc_xfer.py WRITE + READ, data verified): one of at most 24
 #       fails with IBV_WC_RETRY_EXC_ERR (seen: 3 of 8; a pair survives when
@@ -151,8 +153,8 @@ echo "info spread: s1 forwarded $b1 bytes, s2 $b2 ($((b1 * 100 / (b1 + b2))) % /
 t_check "spread: $SPREAD_QPS QPs moved $((b1 + b2)) bytes over the spines (at least their payload)" \
 	test $((b1 + b2)) -ge $((SPREAD_QPS * 20 * 4096))
 for b in "$b1" "$b2"; do
-	t_check "spread: a spine forwarded $((b * 100 / (b1 + b2))) % of the bytes (50 % +/- 20 % of it: 40-60 %)" \
-		test $((b * 10)) -ge $(((b1 + b2) * 4)) -a $((b * 10)) -le $(((b1 + b2) * 6))
+	t_check "spread: a spine forwarded $((b * 100 / (b1 + b2))) % of the bytes (25-75 %)" \
+		test $((b * 4)) -ge $((b1 + b2)) -a $((b * 4)) -le $(((b1 + b2) * 3))
 done
 
 t_check "spine s1 drops RoCEv2 (tc flower, both links)" blackhole
