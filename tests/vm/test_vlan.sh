@@ -49,6 +49,15 @@ vlans_up() {
 # no_gid DEV IP: DEV has no RoCEv2 GID of IP
 no_gid() { ! roce_gid_index "$1" "$2"; }
 
+# relink TYPE: srnic0 (vethA, nsA) and srnic1 (vethB, nsB) deleted and made
+# again as rdma link type TYPE
+relink() {
+	ip netns exec nsA rdma link delete srnic0 &&
+		ip netns exec nsB rdma link delete srnic1 &&
+		ip netns exec nsA rdma link add srnic0 type "$1" netdev vethA &&
+		ip netns exec nsB rdma link add srnic1 type "$1" netdev vethB
+}
+
 # ll_addr NS DEV: DEV's IPv6 link-local address in netns NS
 ll_addr() { ip -n "$1" -6 -o addr show dev "$2" scope link | awk '{ sub("/.*", "", $4); print $4 }'; }
 
@@ -100,11 +109,7 @@ PAIR_READY=pair_tcp_listening
 # attachment (ACKs, the echo's) or without one (the NAK of a wrong key),
 # on the path the request came on: through the VLAN, as an RC responder.
 # The VLAN devices' sent counters move by at least what srnic sent.
-t_check "native devices: rdma link delete srnic0, srnic1, add type srnic_native" bash -c '
-	ip netns exec nsA rdma link delete srnic0 &&
-	ip netns exec nsB rdma link delete srnic1 &&
-	ip netns exec nsA rdma link add srnic0 type srnic_native netdev vethA &&
-	ip netns exec nsB rdma link add srnic1 type srnic_native netdev vethB'
+t_check "native devices: srnic0, srnic1 made again as type srnic_native" relink srnic_native
 G0=$(ready roce_gid_index srnic0 10.100.0.1)
 G1=$(ready roce_gid_index srnic1 10.100.0.2)
 PP=build/userspace/tools/srnic_dc_pingpong
@@ -129,11 +134,7 @@ t_check "DC: srnic0 sent packets (>= 100)" test "$sa" -ge 100
 t_check "DC: vethA.100 sent every packet srnic0 did, its DCT's replies too ($ta >= $sa)" \
 	test "$ta" -ge "$sa"
 t_check "DC: vethB.100 sent every packet srnic1 did ($tb >= $sb)" test "$tb" -ge "$sb"
-t_check "default devices again: rdma link delete srnic0, srnic1, add type srnic" bash -c '
-	ip netns exec nsA rdma link delete srnic0 &&
-	ip netns exec nsB rdma link delete srnic1 &&
-	ip netns exec nsA rdma link add srnic0 type srnic netdev vethA &&
-	ip netns exec nsB rdma link add srnic1 type srnic netdev vethB'
+t_check "default devices again: srnic0, srnic1 made again as type srnic" relink srnic
 G0=$(ready roce_gid_index srnic0 10.100.0.1)
 G1=$(ready roce_gid_index srnic1 10.100.0.2)
 
