@@ -14,7 +14,8 @@
 #    pingpongs (data checked) and ib_write_bw on the VLAN GID; rping
 #    (RDMA-CM, data verified), whose connection request the target's CM
 #    answers from the GID of the VLAN the request came on: srnic's GSI
-#    completion must say which (IB_WC_WITH_VLAN). The VLAN devices' own
+#    completion must say which (IB_WC_WITH_VLAN); mckey (RDMA-CM
+#    multicast: the CM joins the group on the VLAN). The VLAN devices' own
 #    packet counters move by at least what srnic counted: the RoCE packets
 #    went through the VLAN. DC on the VLAN GIDs (native devices): a DCT's
 #    replies, from an attachment or without one (a wrong key's NAK), leave
@@ -104,6 +105,29 @@ pair "VLAN: rping (RDMA-CM) to 10.100.0.1, 50 x 1 KiB, data verified" \
 	rping -s -a 10.100.0.1 -C 50 -S 1024 -V -- \
 	rping -c -a 10.100.0.1 -C 50 -S 1024 -V
 PAIR_READY=pair_tcp_listening
+
+# RDMA-CM multicast on the VLAN (mckey): the CM joins the IP group on the
+# VLAN (the netdev of the address it is bound to) and the QP is attached;
+# the sender's 10 UD messages reach the receiver through the VLAN (mckey
+# ends when its CQ had 10 completions; srnic0's rdma_recvs moves by them)
+snap
+va0=$(vstat nsA vethA.100 rx)
+mck=
+bg_start mck timeout 90 ip netns exec nsA mckey -m 239.1.2.4 -b 10.100.0.1 \
+	-C 10 -S 256 >/tmp/vlan-mckey.txt 2>&1
+t_check "VLAN: mckey's receiver joined 239.1.2.4 on vethA.100" \
+	ready bash -c 'ip -n nsA maddr show dev vethA.100 | grep -q 239.1.2.4'
+out=$(with_timeout 60 ip netns exec nsB mckey -s -m 239.1.2.4 -b 10.100.0.2 -C 10 -S 256 2>&1)
+t_eq "VLAN: mckey sender (10 x 256 B to 239.1.2.4) exit status" $? 0 ||
+	printf '%s\n' "$out" | sed 's/^/  | /'
+wait "$mck"
+t_eq "VLAN: mckey receiver got its 10 completions (exit status)" $? 0 ||
+	sed 's/^/  | /' /tmp/vlan-mckey.txt
+t_check "VLAN: mckey receiver: data transfers complete" \
+	grep -q '^data transfers complete' /tmp/vlan-mckey.txt
+mr=$(delta srnic0 rdma_recvs) va=$(($(vstat nsA vethA.100 rx) - va0))
+t_check "VLAN: srnic0 took the 10 messages as receives (rdma_recvs +$mr)" test "$mr" -ge 10
+t_check "VLAN: vethA.100 received them ($va >= 10)" test "$va" -ge 10
 
 # 1c. DC on the VLAN's GIDs (native devices): a DCT answers from an
 # attachment (ACKs, the echo's) or without one (the NAK of a wrong key),
