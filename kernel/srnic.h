@@ -114,6 +114,7 @@
 #define SRNIC_RATE_LIMIT_MAX_KBPS 100000000	/* 100 Gbit/s */
 #define SRNIC_MAX_MCAST_GRP	1024
 #define SRNIC_MAX_MCAST_QP_ATTACH 32		/* QPs per group */
+#define SRNIC_MCG_MAX_VLANS	8	/* VLANs a group joins on (srnic_mcast.c) */
 #define SRNIC_MAX_TOT_MCAST_QP_ATTACH 8192	/* attachments, all groups */
 
 /* Port limits. */

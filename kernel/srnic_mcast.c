@@ -11,12 +11,14 @@
  * address, the IP stack routes it as multicast and maps it to the Ethernet
  * multicast MAC, and the application sets DestQP 0xFFFFFF.
  *
- * To receive, the host must be a member of the IP group on the bound
- * netdev, or the IP layer drops the packets before they reach srnic's UDP
- * socket (which, like every socket, accepts any group the host is a member
- * of). The first QP attached to a group joins it (ip_mc_inc_group() /
- * ipv6_dev_mc_inc(), which also programs the netdev's MAC filter); the last
- * one to leave drops the membership. Memberships are counted by the IP
+ * To receive, the host must be a member of the IP group on the netdev the
+ * packets arrive on, or the IP layer drops them before they reach srnic's
+ * UDP socket (which, like every socket, accepts any group the host is a
+ * member of). The first QP attached to a group joins it (ip_mc_inc_group()
+ * / ipv6_dev_mc_inc(), which also programs the netdev's MAC filter) on the
+ * bound netdev and on its VLANs (ib_core lists their addresses among the
+ * device's GIDs, so a group may be reached through one); the last one to
+ * leave drops those memberships. Memberships are counted by the IP
  * stack, so rdma_cm's own join of the same group (cma_igmp_send()) and
  * ours coexist.
  *
@@ -38,6 +40,7 @@
  * srnic_qp.c), and readers take a QP reference with refcount_inc_not_zero()
  * as lookups by QPN do.
  */
+#include <linux/if_vlan.h>
 #include <linux/igmp.h>
 #include <linux/inetdevice.h>
 #include <linux/ip.h>
@@ -59,6 +62,9 @@
  * @qps: struct srnic_mca of the attached QPs; changed under the table's
  *	mutex, walked under RCU by the receive path
  * @nqps: entries of @qps; under the table's mutex
+ * @vlans: ifindexes of the VLANs of the device's netdev that joined the IP
+ *	group with it (@nvlans of them); set at creation, left at release
+ * @nvlans: entries of @vlans
  * @sdev: the device
  * @rcu: frees the group after a grace period
  */
@@ -68,6 +74,8 @@ struct srnic_mcg {
 	struct kref		ref;
 	struct list_head	qps;
 	u32			nqps;
+	int			vlans[SRNIC_MCG_MAX_VLANS];
+	unsigned int		nvlans;
 	struct srnic_dev	*sdev;
 	struct rcu_head		rcu;
 };
@@ -123,36 +131,78 @@ static struct srnic_mca *srnic_mca_find(struct srnic_mcg *mcg,
 }
 
 /*
- * Join (@join) or leave the IP multicast group of @mgid on the device's
- * netdev; both families change group lists under RTNL. Leaving a group the
- * netdev no longer has (its IP state was torn down with it) is harmless.
+ * Join (@join) or leave the IP multicast group of @mgid on @ndev; both
+ * families change group lists under RTNL. Leaving a group the netdev no
+ * longer has (its IP state was torn down with it) is harmless.
  */
-static int srnic_mcg_ip_member(struct srnic_dev *sdev,
-			       const union ib_gid *mgid, bool join)
+static int srnic_mcg_ndev_member(struct net_device *ndev,
+				 const union ib_gid *mgid, bool join)
 {
 	const struct in6_addr *addr = (const struct in6_addr *)mgid->raw;
 	struct in_device *in_dev;
-	int err = 0;
+
+	ASSERT_RTNL();
+	if (ipv6_addr_v4mapped(addr)) {
+		in_dev = __in_dev_get_rtnl(ndev);
+		if (!in_dev)
+			return -ENODEV;
+		if (join)
+			ip_mc_inc_group(in_dev, addr->s6_addr32[3]);
+		else
+			ip_mc_dec_group(in_dev, addr->s6_addr32[3]);
+		return 0;
+	}
+	return join ? ipv6_dev_mc_inc(ndev, addr) : ipv6_dev_mc_dec(ndev, addr);
+}
+
+/*
+ * Make the host a member of @mcg's IP group where the device's multicast
+ * packets may arrive: on its netdev and on that netdev's VLANs (ib_core
+ * lists a VLAN's addresses among the device's GIDs; the IP stack drops a
+ * group's packets on a netdev that has not joined it). The VLANs joined
+ * are kept, and only they are left, so that another member of the group
+ * on a VLAN made later (rdma_cm's join) keeps its membership.
+ */
+static int srnic_mcg_join(struct srnic_dev *sdev, struct srnic_mcg *mcg)
+{
+	const struct in6_addr *addr = (const struct in6_addr *)mcg->mgid.raw;
+	struct net_device *upper;
+	struct list_head *iter;
+	int err;
 
 	lockdep_assert_held(&sdev->mcast.mutex);
 	if (!ipv6_addr_v4mapped(addr) && !IS_ENABLED(CONFIG_IPV6))
 		return -EAFNOSUPPORT;
 	rtnl_lock();
-	if (ipv6_addr_v4mapped(addr)) {
-		in_dev = __in_dev_get_rtnl(sdev->ndev);
-		if (!in_dev)
-			err = -ENODEV;
-		else if (join)
-			ip_mc_inc_group(in_dev, addr->s6_addr32[3]);
-		else
-			ip_mc_dec_group(in_dev, addr->s6_addr32[3]);
-	} else if (join) {
-		err = ipv6_dev_mc_inc(sdev->ndev, addr);
-	} else {
-		err = ipv6_dev_mc_dec(sdev->ndev, addr);
+	err = srnic_mcg_ndev_member(sdev->ndev, &mcg->mgid, true);
+	if (err)
+		goto out_unlock;
+	netdev_for_each_upper_dev_rcu(sdev->ndev, upper, iter) {
+		if (!is_vlan_dev(upper) || mcg->nvlans == SRNIC_MCG_MAX_VLANS)
+			continue;
+		if (!srnic_mcg_ndev_member(upper, &mcg->mgid, true))
+			mcg->vlans[mcg->nvlans++] = upper->ifindex;
 	}
+out_unlock:
 	rtnl_unlock();
 	return err;
+}
+
+/* Leave what srnic_mcg_join() joined; a VLAN gone since is skipped. */
+static void srnic_mcg_leave(struct srnic_dev *sdev, struct srnic_mcg *mcg)
+{
+	struct net_device *vdev;
+	unsigned int i;
+
+	lockdep_assert_held(&sdev->mcast.mutex);
+	rtnl_lock();
+	srnic_mcg_ndev_member(sdev->ndev, &mcg->mgid, false);
+	for (i = 0; i < mcg->nvlans; i++) {
+		vdev = __dev_get_by_index(dev_net(sdev->ndev), mcg->vlans[i]);
+		if (vdev)
+			srnic_mcg_ndev_member(vdev, &mcg->mgid, false);
+	}
+	rtnl_unlock();
 }
 
 static struct srnic_mcg *srnic_mcg_create(struct srnic_dev *sdev,
@@ -172,7 +222,7 @@ static struct srnic_mcg *srnic_mcg_create(struct srnic_dev *sdev,
 	INIT_LIST_HEAD(&mcg->qps);
 	mcg->sdev = sdev;
 
-	err = srnic_mcg_ip_member(sdev, mgid, true);
+	err = srnic_mcg_join(sdev, mcg);
 	if (err) {
 		ibdev_dbg(&sdev->ib_dev, "joining IP group %pI6 failed: %d\n",
 			  mgid->raw, err);
@@ -193,7 +243,7 @@ static void srnic_mcg_release(struct kref *ref)
 	lockdep_assert_held(&sdev->mcast.mutex);
 	hash_del_rcu(&mcg->node);
 	sdev->mcast.ngroups--;
-	srnic_mcg_ip_member(sdev, &mcg->mgid, false);
+	srnic_mcg_leave(sdev, mcg);
 	kfree_rcu(mcg, rcu);
 }
 

@@ -15,7 +15,8 @@
 #    (RDMA-CM, data verified), whose connection request the target's CM
 #    answers from the GID of the VLAN the request came on: srnic's GSI
 #    completion must say which (IB_WC_WITH_VLAN); mckey (RDMA-CM
-#    multicast: the CM joins the group on the VLAN). The VLAN devices' own
+#    multicast: the CM joins the group on the VLAN) and mcast_verbs
+#    (ibv_attach_mcast alone: srnic joins it on the VLAN). The VLAN devices' own
 #    packet counters move by at least what srnic counted: the RoCE packets
 #    went through the VLAN. DC on the VLAN GIDs (native devices): a DCT's
 #    replies, from an attachment or without one (a wrong key's NAK), leave
@@ -128,6 +129,17 @@ t_check "VLAN: mckey receiver: data transfers complete" \
 mr=$(delta srnic0 rdma_recvs) va=$(($(vstat nsA vethA.100 rx) - va0))
 t_check "VLAN: srnic0 took the 10 messages as receives (rdma_recvs +$mr)" test "$mr" -ge 10
 t_check "VLAN: vethA.100 received them ($va >= 10)" test "$va" -ge 10
+
+# UD multicast on the VLAN with ibv_attach_mcast alone, no RDMA-CM
+# (tests/vm/mcast_verbs.c, as test_mcast runs it on vethA): srnic joins the
+# IP group on its netdev's VLANs too (the stack drops a group's packets on
+# a netdev that has not joined it), and leaves it with the last detach
+MV=/tmp/mcast_verbs
+if t_check "build mcast_verbs.c against libibverbs" \
+	cc -O2 -Wall -Werror -o "$MV" tests/vm/mcast_verbs.c -libverbs; then
+	out=$(with_timeout 300 ip netns exec nsA "$MV" srnic0 vethA.100 srnic1 "$G1" 2>&1)
+	t_from_output mcast_verbs $? "$(sed -E "s/^(ok|not ok) /\1 [VLAN] /" <<<"$out")" 'caps:*'
+fi
 
 # 1c. DC on the VLAN's GIDs (native devices): a DCT answers from an
 # attachment (ACKs, the echo's) or without one (the NAK of a wrong key),
