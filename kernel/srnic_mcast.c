@@ -178,7 +178,9 @@ static int srnic_mcg_join(struct srnic_dev *sdev, struct srnic_mcg *mcg)
 	if (err)
 		goto out_unlock;
 	netdev_for_each_upper_dev_rcu(sdev->ndev, upper, iter) {
-		if (!is_vlan_dev(upper) || mcg->nvlans == SRNIC_MCG_MAX_VLANS)
+		/* leaving looks a VLAN up by index in the netdev's netns */
+		if (!is_vlan_dev(upper) || mcg->nvlans == SRNIC_MCG_MAX_VLANS ||
+		    !net_eq(dev_net(upper), dev_net(sdev->ndev)))
 			continue;
 		if (!srnic_mcg_ndev_member(upper, &mcg->mgid, true))
 			mcg->vlans[mcg->nvlans++] = upper->ifindex;
