@@ -219,11 +219,20 @@ dc_knob_server_end() {
 	[ "$rc" -eq 124 ] && bg_stop "$srv"
 	t_eq "$1: its server ended clean" "$rc" 0 || sed 's/^/  | /' "$SRV_OUT"
 }
+# forever_attached NAME: a client sending for ever (process group $k), once
+# its DCI has attached at srnic0's DCT (a fixed sleep was not enough on the
+# debug kernel: no attachment to evict)
+forever_attached() {
+	local att
+	att=$(c0 dc_attach)
+	bg_start k ip netns exec nsB "$PP" -d srnic1 -g "$G1" -m forever 10.99.0.1 \
+		>/dev/null 2>&1
+	t_check "$1: the killed client's DCI attached first" \
+		settle -t 120 counter_ge srnic0 dc_attach $((att + 1))
+}
 dc_knob_server
 lru0=$(c0 dc_lru_evictions) idl0=$(c0 dc_idle_evictions)
-bg_start k ip netns exec nsB "$PP" -d srnic1 -g "$G1" -m forever 10.99.0.1 \
-	>/dev/null 2>&1
-sleep 3
+forever_attached 'dc_max_attach 1'
 kill -9 -- "-$k" 2>/dev/null
 wait "$k" 2>/dev/null
 # past the killed DCI's retransmission horizon (about 1 s): quiescent
@@ -236,9 +245,7 @@ dc_knob_server_end "dc_max_attach 1"
 # the idle scan runs every half dc_idle_ms from a DCT's first attachment
 echo 256 >$K/dc_max_attach && echo 300 >$K/dc_idle_ms
 dc_knob_server
-bg_start k ip netns exec nsB "$PP" -d srnic1 -g "$G1" -m forever 10.99.0.1 \
-	>/dev/null 2>&1
-sleep 3
+forever_attached 'dc_idle_ms 300'
 kill -9 -- "-$k" 2>/dev/null
 wait "$k" 2>/dev/null
 settle counter_ge srnic0 dc_idle_evictions $((idl0 + 1))
