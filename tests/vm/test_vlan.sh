@@ -114,10 +114,15 @@ PAIR_READY=pair_tcp_listening
 snap
 va0=$(vstat nsA vethA.100 rx)
 mck=
-bg_start mck timeout 90 ip netns exec nsA mckey -m 239.1.2.4 -b 10.100.0.1 \
+bg_start mck timeout 90 ip netns exec nsA stdbuf -oL mckey -m 239.1.2.4 -b 10.100.0.1 \
 	-C 10 -S 256 >/tmp/vlan-mckey.txt 2>&1
 t_check "VLAN: mckey's receiver joined 239.1.2.4 on vethA.100" \
 	ready bash -c 'ip -n nsA maddr show dev vethA.100 | grep -q 239.1.2.4'
+# The CM joins the IP group before librdmacm attaches the QP (when it takes
+# the join event); a message sent in between is dropped (rx_no_qp). The
+# receiver prints this line once it has the event, 3 s later.
+t_check "VLAN: mckey's receiver has its QP attached (receiving)" \
+	ready grep -q '^receiving data transfers' /tmp/vlan-mckey.txt
 out=$(with_timeout 60 ip netns exec nsB mckey -s -m 239.1.2.4 -b 10.100.0.2 -C 10 -S 256 2>&1)
 t_eq "VLAN: mckey sender (10 x 256 B to 239.1.2.4) exit status" $? 0 ||
 	printf '%s\n' "$out" | sed 's/^/  | /'
