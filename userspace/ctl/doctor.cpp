@@ -157,7 +157,30 @@ DoctorCheck check_netdev(const std::string &dev, const Result<DeviceView> &view)
   return ok("netdev", dev, fmt::format("bound to netdev {}", nd));
 }
 
-// The checks of the bound netdev nd once it exists: netdev_up, netdev_vlan (a VLAN only), mtu.
+// netdev_bond: nd is a slave of a bond. ib_core lists the bond's addresses among the GIDs of
+// its active slave's device (every slave's, in the modes without one), and srnic takes what
+// arrives on the bond for the active slave's device: a mode without an active slave leaves the
+// device GIDs it receives nothing on.
+DoctorCheck check_bond_slave(const DeviceView::BondSlave &b, const std::string &dev,
+                             const std::string &nd) {
+  if (b.mode == "active-backup" || b.mode == "balance-tlb" || b.mode == "balance-alb")
+    return ok("netdev_bond", dev,
+              fmt::format("{} is a slave of {} ({}): the bond's addresses are {}'s GIDs while {} "
+                          "is its active slave{}",
+                          nd, b.bond, b.mode, dev, nd,
+                          b.state.empty() ? "" : fmt::format(" (now {})", b.state)));
+  return problem(CheckStatus::warn, "netdev_bond", dev,
+                 fmt::format("{} is a slave of {} in mode {}, which has no active slave: the "
+                             "bond's addresses are among {}'s GIDs, but srnic gives nothing "
+                             "that arrives on the bond to a slave's device",
+                             nd, b.bond, b.mode, dev),
+                 fmt::format("srnicctl dev del {0} && srnicctl dev add {0} netdev {1} (one "
+                             "device on the bond)",
+                             dev, b.bond));
+}
+
+// The checks of the bound netdev nd once it exists: netdev_up, netdev_vlan (a VLAN only),
+// netdev_bond (a bond's slave only), mtu.
 void check_netdev_state(const DeviceView &v, const std::string &dev, const std::string &nd,
                         std::vector<DoctorCheck> &out) {
   std::string oper = v.operstate.value_or("unknown");
@@ -185,6 +208,8 @@ void check_netdev_state(const DeviceView &v, const std::string &dev, const std::
                                       "tagged)",
                                       dev, v.vlan_of->empty() ? "REAL_NETDEV" : real)));
   }
+  if (v.bond_of)
+    out.push_back(check_bond_slave(*v.bond_of, dev, nd));
   if (!v.mtu)
     return;
   unsigned int ib = ib_mtu_for(*v.mtu);

@@ -152,12 +152,29 @@ void read_netdev_state(const Sysfs &sysfs, DeviceView &v) {
     if (std::optional<std::uint64_t> m = parse_u64(*mtu))
       v.mtu = static_cast<unsigned int>(*m);
   std::string uevent = read_optional(sysfs, net / "uevent").value_or("");
+  Result<std::vector<std::string>> names = sysfs.list_dir(net);
   if (("\n" + uevent + "\n").find("\nDEVTYPE=vlan\n") != std::string::npos) {
     v.vlan_of = "";
-    if (Result<std::vector<std::string>> names = sysfs.list_dir(net))
+    if (names)
       for (const std::string &n : *names)
         if (n.starts_with("lower_"))
           v.vlan_of = n.substr(6);
+  }
+  if (!names)
+    return;
+  for (const std::string &n : *names) {
+    if (!n.starts_with("upper_"))
+      continue;
+    std::string upper = n.substr(6);
+    if (!safe_name(upper))
+      continue;
+    std::optional<std::string> mode =
+        read_optional(sysfs, std::filesystem::path("class/net") / upper / "bonding/mode");
+    if (!mode)
+      continue;
+    v.bond_of = DeviceView::BondSlave{upper, mode->substr(0, mode->find(' ')),
+                                      read_optional(sysfs, net / "bonding_slave/state")
+                                          .value_or("")};
   }
 }
 

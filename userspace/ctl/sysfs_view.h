@@ -95,6 +95,15 @@ struct DeviceView {
   // The netdev is an 802.1Q VLAN (DEVTYPE=vlan in its uevent): its real netdev (the
   // lower_<name> link), or "" when that is not listed
   std::optional<std::string> vlan_of;
+  // The netdev is a slave of a bond (an upper_<name> link to a netdev with bonding/): the
+  // bond, its mode (the first word of bonding/mode: "active-backup", "802.3ad", ...) and this
+  // slave's state (bonding_slave/state: "active" or "backup"; "" when not listed)
+  struct BondSlave {
+    std::string bond;
+    std::string mode;
+    std::string state;
+  };
+  std::optional<BondSlave> bond_of;
   std::vector<PortView> ports;
   // roce_np/enable; nullopt when absent. For an other device, the knobs mlx5 keeps under
   // class/net/<netdev>/ecn/roce_np/: enable is a file, or a directory of one file per

@@ -84,6 +84,42 @@ TEST_F(Doctor, BoundToVlanWarns) {
   EXPECT_EQ(count_problems(checks), 0u); // a warning: the device works on link-local GIDs
 }
 
+// srnic bound to a bond's slave: fine in active-backup (the bond's addresses are its GIDs
+// while the slave is active), a warning in a mode without an active slave.
+TEST_F(Doctor, BondSlaveActiveBackupOk) {
+  host_.netdev("bond0", true, "up", 1500);
+  host_.dir().write("sys/class/net/bond0/bonding/mode", "active-backup 1\n");
+  host_.dir().mkdir("sys/class/net/vethA/upper_bond0");
+  host_.dir().write("sys/class/net/vethA/bonding_slave/state", "backup\n");
+  std::vector<DoctorCheck> checks = run();
+  const DoctorCheck &c = find(checks, "netdev_bond");
+  EXPECT_EQ(c.status, CheckStatus::ok);
+  EXPECT_THAT(c.detail, HasSubstr("vethA is a slave of bond0 (active-backup)"));
+  EXPECT_THAT(c.detail, HasSubstr("(now backup)"));
+  EXPECT_EQ(count_problems(checks), 0u);
+}
+
+TEST_F(Doctor, BondSlaveWithoutActiveSlaveWarns) {
+  host_.netdev("bond0", true, "up", 1500);
+  host_.dir().write("sys/class/net/bond0/bonding/mode", "802.3ad 4\n");
+  host_.dir().mkdir("sys/class/net/vethA/upper_bond0");
+  std::vector<DoctorCheck> checks = run();
+  const DoctorCheck &c = find(checks, "netdev_bond");
+  EXPECT_EQ(c.status, CheckStatus::warn);
+  EXPECT_THAT(c.detail, HasSubstr("vethA is a slave of bond0 in mode 802.3ad"));
+  EXPECT_EQ(c.fix.substr(0, c.fix.find(" (")),
+            "srnicctl dev del srnic0 && srnicctl dev add srnic0 netdev bond0");
+}
+
+// An upper that is not a bond (a VLAN on the netdev, a bridge) is no bond check.
+TEST_F(Doctor, UpperNotBondNoCheck) {
+  host_.netdev("vethA.100", true, "up", 1500);
+  host_.dir().mkdir("sys/class/net/vethA/upper_vethA.100");
+  std::vector<DoctorCheck> checks = run();
+  EXPECT_THROW(find(checks, "netdev_bond"), std::runtime_error);
+  EXPECT_EQ(count_problems(checks), 0u);
+}
+
 // Another kind of stacked netdev (its uevent says so) is not taken for a VLAN.
 TEST_F(Doctor, NotVlanNoCheck) {
   host_.dir().write("sys/class/net/vethA/uevent", "DEVTYPE=macvlan\nINTERFACE=vethA\n");
