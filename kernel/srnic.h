@@ -114,7 +114,7 @@
 #define SRNIC_RATE_LIMIT_MAX_KBPS 100000000	/* 100 Gbit/s */
 #define SRNIC_MAX_MCAST_GRP	1024
 #define SRNIC_MAX_MCAST_QP_ATTACH 32		/* QPs per group */
-#define SRNIC_MCG_MAX_VLANS	8	/* VLANs a group joins on (srnic_mcast.c) */
+#define SRNIC_MCG_MAX_UPPERS	8	/* netdevs above its own a group joins on */
 #define SRNIC_MAX_TOT_MCAST_QP_ATTACH 8192	/* attachments, all groups */
 
 /* Port limits. */
@@ -135,12 +135,17 @@
  * @ngroups: groups in @hash, at most SRNIC_MAX_MCAST_GRP
  * @nattached: QP attachments over all groups, at most
  *	SRNIC_MAX_TOT_MCAST_QP_ATTACH; read without @mutex only as a hint
+ * @upper_work: brings every group's memberships on the netdevs stacked
+ *	above the device's (VLANs, a bond) up to date after one was linked or
+ *	unlinked (the netdev notifier runs under RTNL, which nests inside
+ *	@mutex); cancelled at dealloc
  */
 struct srnic_mcast {
 	struct mutex		mutex;	/* see above */
 	DECLARE_HASHTABLE(hash, SRNIC_MCAST_HASH_BITS);
 	u32			ngroups;
 	u32			nattached;
+	struct work_struct	upper_work;
 };
 
 /**
@@ -336,6 +341,8 @@ void srnic_mcast_dev_init(struct srnic_dev *sdev);
 void srnic_mcast_dev_fini(struct srnic_dev *sdev);
 void srnic_mcast_qp_detach_all(struct srnic_qp *qp);
 void srnic_mcast_rcv(struct srnic_dev *sdev, struct srnic_pkt *pkt);
+void srnic_mcast_uppers_changed(struct srnic_dev *sdev,
+				const struct net_device *upper);
 
 /* srnic_net.c */
 int srnic_net_init(void);

@@ -456,6 +456,32 @@ static int srnic_dev_check_name(const char *name)
 	return srnic_ib_name_taken(name) ? srnic_dev_name_taken(name) : 0;
 }
 
+/*
+ * Say what a device bound to a netdev stacked on another, or under one,
+ * will get: ib_core gives the IP addresses of a VLAN to the RDMA device of
+ * its real netdev (roce_gid_mgmt.c), never to one bound to the VLAN, and
+ * those of a bond to the device of its active slave, or to every slave's
+ * device in the modes without one (srnic_recv.c takes what arrives on a
+ * bond for the active slave's device only).
+ */
+static void srnic_dev_note_stacking(struct net_device *ndev)
+{
+	struct net_device *master;
+
+	if (is_vlan_dev(ndev))
+		pr_notice("%s is a VLAN of %s: a device bound to it has only its link-local GID; bind to %s to use the VLAN's addresses (RDMA-CM)\n",
+			  netdev_name(ndev),
+			  netdev_name(vlan_dev_real_dev(ndev)),
+			  netdev_name(vlan_dev_real_dev(ndev)));
+	rcu_read_lock();
+	master = netdev_master_upper_dev_get_rcu(ndev);
+	if (master && netif_is_bond_master(master))
+		pr_notice("%s is a slave of bond %s: the bond's addresses are this device's GIDs while %s is the active slave (bond modes active-backup, tlb, alb); in the other modes bind to %s\n",
+			  netdev_name(ndev), netdev_name(master),
+			  netdev_name(ndev), netdev_name(master));
+	rcu_read_unlock();
+}
+
 static int srnic_dev_check_netdev(struct net_device *ndev)
 {
 	struct ib_device *hw;
@@ -482,15 +508,7 @@ static int srnic_dev_check_netdev(struct net_device *ndev)
 		ib_device_put(hw);
 		return -EBUSY;
 	}
-	/*
-	 * ib_core gives the IP addresses of a VLAN to the RDMA device of its
-	 * real netdev (roce_gid_mgmt.c), never to one bound to the VLAN.
-	 */
-	if (is_vlan_dev(ndev))
-		pr_notice("%s is a VLAN of %s: a device bound to it has only its link-local GID; bind to %s to use the VLAN's addresses (RDMA-CM)\n",
-			  netdev_name(ndev),
-			  netdev_name(vlan_dev_real_dev(ndev)),
-			  netdev_name(vlan_dev_real_dev(ndev)));
+	srnic_dev_note_stacking(ndev);
 	return 0;
 }
 

@@ -65,15 +65,38 @@ static struct rdma_link_ops srnic_native_link_ops = {
 	.newlink = srnic_newlink_native,
 };
 
+/* Tell the devices of @bond's slaves that @upper was stacked on it. */
+static void srnic_bond_uppers_changed(struct net_device *bond,
+				      struct net_device *upper)
+{
+	struct srnic_dev *sdev;
+	struct net_device *slave;
+	struct list_head *iter;
+
+	ASSERT_RTNL();
+	netdev_for_each_lower_dev(bond, slave, iter) {
+		sdev = srnic_dev_get_by_netdev(slave);
+		if (sdev) {
+			srnic_mcast_uppers_changed(sdev, upper);
+			ib_device_put(&sdev->ib_dev);
+		}
+	}
+}
+
 static int srnic_netdev_event(struct notifier_block *nb, unsigned long event,
 			      void *ptr)
 {
 	struct net_device *ndev = netdev_notifier_info_to_dev(ptr);
+	struct netdev_notifier_changeupper_info *upper_info = ptr;
 	struct srnic_dev *sdev;
 
 	sdev = srnic_dev_get_by_netdev(ndev);
-	if (!sdev)
+	if (!sdev) {
+		/* a VLAN on a bond of srnic devices' netdevs */
+		if (event == NETDEV_CHANGEUPPER && netif_is_bond_master(ndev))
+			srnic_bond_uppers_changed(ndev, upper_info->upper_dev);
 		return NOTIFY_DONE;
+	}
 
 	switch (event) {
 	case NETDEV_UNREGISTER:
@@ -92,6 +115,9 @@ static int srnic_netdev_event(struct notifier_block *nb, unsigned long event,
 	case NETDEV_DOWN:
 	case NETDEV_CHANGE:
 		srnic_port_update(sdev, ndev);
+		break;
+	case NETDEV_CHANGEUPPER:
+		srnic_mcast_uppers_changed(sdev, upper_info->upper_dev);
 		break;
 	default:
 		break;

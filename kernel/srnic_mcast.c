@@ -16,11 +16,12 @@
  * UDP socket (which, like every socket, accepts any group the host is a
  * member of). The first QP attached to a group joins it (ip_mc_inc_group()
  * / ipv6_dev_mc_inc(), which also programs the netdev's MAC filter) on the
- * bound netdev and on its VLANs (ib_core lists their addresses among the
- * device's GIDs, so a group may be reached through one); the last one to
- * leave drops those memberships. Memberships are counted by the IP
- * stack, so rdma_cm's own join of the same group (cma_igmp_send()) and
- * ours coexist.
+ * bound netdev and on the netdevs stacked on it whose packets are the
+ * device's: its VLANs, and the bond it is a slave of and that bond's VLANs
+ * (ib_core lists their addresses among the device's GIDs, so a group may
+ * be reached through one); the last one to leave drops those memberships.
+ * Memberships are counted by the IP stack, so rdma_cm's own join of the
+ * same group (cma_igmp_send()) and ours coexist.
  *
  * Receive: a packet to DestQP 0xFFFFFF and a multicast IP destination goes
  * to every QP attached to the group, each checking its Q_Key and consuming
@@ -62,9 +63,12 @@
  * @qps: struct srnic_mca of the attached QPs; changed under the table's
  *	mutex, walked under RCU by the receive path
  * @nqps: entries of @qps; under the table's mutex
- * @vlans: ifindexes of the VLANs of the device's netdev that joined the IP
- *	group with it (@nvlans of them); set at creation, left at release
- * @nvlans: entries of @vlans
+ * @uppers: ifindexes of the netdevs stacked above the device's own (its
+ *	VLANs, its bond, the bond's VLANs) that joined the IP group with it
+ *	(@nuppers of them); set at creation and as such netdevs come and go
+ *	(srnic_mcg_sync_uppers()), left at release; under the table's mutex
+ *	and RTNL
+ * @nuppers: entries of @uppers
  * @sdev: the device
  * @rcu: frees the group after a grace period
  */
@@ -74,8 +78,8 @@ struct srnic_mcg {
 	struct kref		ref;
 	struct list_head	qps;
 	u32			nqps;
-	int			vlans[SRNIC_MCG_MAX_VLANS];
-	unsigned int		nvlans;
+	int			uppers[SRNIC_MCG_MAX_UPPERS];
+	unsigned int		nuppers;
 	struct srnic_dev	*sdev;
 	struct rcu_head		rcu;
 };
@@ -156,18 +160,94 @@ static int srnic_mcg_ndev_member(struct net_device *ndev,
 }
 
 /*
+ * Whether the device's multicast packets may arrive on @upper, a netdev
+ * stacked above its own (srnic_recv_dev()): a VLAN of its netdev, the bond
+ * its netdev is a slave of, or a VLAN of that bond. Only such netdevs in
+ * the netdev's netns count: leaving looks them up by index there.
+ */
+static bool srnic_mcg_upper_ok(struct srnic_dev *sdev,
+			       struct net_device *upper)
+{
+	struct net_device *real = upper;
+
+	ASSERT_RTNL();
+	if (!upper || !net_eq(dev_net(upper), dev_net(sdev->ndev)))
+		return false;
+	if (is_vlan_dev(upper))
+		real = vlan_dev_real_dev(upper);
+	return (real == sdev->ndev || netif_is_bond_master(real)) &&
+	       netdev_has_upper_dev(sdev->ndev, upper);
+}
+
+static bool srnic_mcg_has_upper(const struct srnic_mcg *mcg, int ifindex)
+{
+	unsigned int i;
+
+	for (i = 0; i < mcg->nuppers; i++)
+		if (mcg->uppers[i] == ifindex)
+			return true;
+	return false;
+}
+
+/* netdev_walk_all_upper_dev_rcu() callback: join on @upper if it is one. */
+static int srnic_mcg_join_upper(struct net_device *upper,
+				struct netdev_nested_priv *priv)
+{
+	struct srnic_mcg *mcg = priv->data;
+
+	if (mcg->nuppers == SRNIC_MCG_MAX_UPPERS)
+		return 1;	/* full: stop the walk */
+	if (!srnic_mcg_upper_ok(mcg->sdev, upper) ||
+	    srnic_mcg_has_upper(mcg, upper->ifindex))
+		return 0;
+	if (!srnic_mcg_ndev_member(upper, &mcg->mgid, true))
+		mcg->uppers[mcg->nuppers++] = upper->ifindex;
+	return 0;
+}
+
+/*
+ * Bring @mcg's memberships above the netdev up to date. A netdev that is
+ * gone took its IP state with it: forgotten. One that is no longer above
+ * the netdev (a bond the netdev left) is left, then forgotten. Then every
+ * such netdev that has not joined yet joins, while there is room
+ * (SRNIC_MCG_MAX_UPPERS).
+ */
+static void srnic_mcg_sync_uppers(struct srnic_dev *sdev,
+				  struct srnic_mcg *mcg)
+{
+	struct netdev_nested_priv priv = { .data = mcg };
+	struct net_device *upper;
+	unsigned int i = 0;
+
+	lockdep_assert_held(&sdev->mcast.mutex);
+	ASSERT_RTNL();
+	while (i < mcg->nuppers) {
+		upper = __dev_get_by_index(dev_net(sdev->ndev), mcg->uppers[i]);
+		if (srnic_mcg_upper_ok(sdev, upper)) {
+			i++;
+			continue;
+		}
+		if (upper)
+			srnic_mcg_ndev_member(upper, &mcg->mgid, false);
+		mcg->uppers[i] = mcg->uppers[--mcg->nuppers];
+	}
+	/* under RTNL, which keeps the upper lists as they are */
+	netdev_walk_all_upper_dev_rcu(sdev->ndev, srnic_mcg_join_upper, &priv);
+}
+
+/*
  * Make the host a member of @mcg's IP group where the device's multicast
- * packets may arrive: on its netdev and on that netdev's VLANs (ib_core
- * lists a VLAN's addresses among the device's GIDs; the IP stack drops a
- * group's packets on a netdev that has not joined it). The VLANs joined
+ * packets may arrive: on its netdev and on the netdevs stacked above it
+ * that hand packets up as the device's (srnic_mcg_upper_ok(); ib_core
+ * lists their addresses among the device's GIDs, and the IP stack drops a
+ * group's packets on a netdev that has not joined it). The ones joined
  * are kept, and only they are left, so that another member of the group
- * on a VLAN made later (rdma_cm's join) keeps its membership.
+ * there (rdma_cm's join) keeps its membership. One stacked later joins the
+ * groups from srnic_mcast_upper_work().
  */
 static int srnic_mcg_join(struct srnic_dev *sdev, struct srnic_mcg *mcg)
 {
 	const struct in6_addr *addr = (const struct in6_addr *)mcg->mgid.raw;
-	struct net_device *upper;
-	struct list_head *iter;
 	int err;
 
 	lockdep_assert_held(&sdev->mcast.mutex);
@@ -175,34 +255,25 @@ static int srnic_mcg_join(struct srnic_dev *sdev, struct srnic_mcg *mcg)
 		return -EAFNOSUPPORT;
 	rtnl_lock();
 	err = srnic_mcg_ndev_member(sdev->ndev, &mcg->mgid, true);
-	if (err)
-		goto out_unlock;
-	netdev_for_each_upper_dev_rcu(sdev->ndev, upper, iter) {
-		/* leaving looks a VLAN up by index in the netdev's netns */
-		if (!is_vlan_dev(upper) || mcg->nvlans == SRNIC_MCG_MAX_VLANS ||
-		    !net_eq(dev_net(upper), dev_net(sdev->ndev)))
-			continue;
-		if (!srnic_mcg_ndev_member(upper, &mcg->mgid, true))
-			mcg->vlans[mcg->nvlans++] = upper->ifindex;
-	}
-out_unlock:
+	if (!err)
+		srnic_mcg_sync_uppers(sdev, mcg);
 	rtnl_unlock();
 	return err;
 }
 
-/* Leave what srnic_mcg_join() joined; a VLAN gone since is skipped. */
+/* Leave what srnic_mcg_join() joined; a netdev gone since is skipped. */
 static void srnic_mcg_leave(struct srnic_dev *sdev, struct srnic_mcg *mcg)
 {
-	struct net_device *vdev;
+	struct net_device *upper;
 	unsigned int i;
 
 	lockdep_assert_held(&sdev->mcast.mutex);
 	rtnl_lock();
 	srnic_mcg_ndev_member(sdev->ndev, &mcg->mgid, false);
-	for (i = 0; i < mcg->nvlans; i++) {
-		vdev = __dev_get_by_index(dev_net(sdev->ndev), mcg->vlans[i]);
-		if (vdev)
-			srnic_mcg_ndev_member(vdev, &mcg->mgid, false);
+	for (i = 0; i < mcg->nuppers; i++) {
+		upper = __dev_get_by_index(dev_net(sdev->ndev), mcg->uppers[i]);
+		if (upper)
+			srnic_mcg_ndev_member(upper, &mcg->mgid, false);
 	}
 	rtnl_unlock();
 }
@@ -442,15 +513,53 @@ void srnic_mcast_rcv(struct srnic_dev *sdev, struct srnic_pkt *pkt)
 		srnic_count(sdev, SRNIC_CNT_RX_NO_QP);
 }
 
+static void srnic_mcast_upper_work(struct work_struct *work)
+{
+	struct srnic_dev *sdev = container_of(work, struct srnic_dev,
+					      mcast.upper_work);
+	struct srnic_mcg *mcg;
+	int bkt;
+
+	mutex_lock(&sdev->mcast.mutex);
+	rtnl_lock();
+	hash_for_each(sdev->mcast.hash, bkt, mcg, node)
+		srnic_mcg_sync_uppers(sdev, mcg);
+	rtnl_unlock();
+	mutex_unlock(&sdev->mcast.mutex);
+}
+
+/**
+ * srnic_mcast_uppers_changed() - a netdev was stacked on the device's own
+ * @sdev: the device
+ * @upper: the netdev linked or unlinked (NETDEV_CHANGEUPPER), on the
+ *	device's netdev or on a bond above it
+ *
+ * A VLAN made, or a bond joined, after a group was joined joins it too; a
+ * VLAN deleted is forgotten, which frees its place, and a bond left is
+ * left. Under RTNL: the work does it.
+ */
+void srnic_mcast_uppers_changed(struct srnic_dev *sdev,
+				const struct net_device *upper)
+{
+	/*
+	 * Not only when there are groups: an attach that walked the uppers
+	 * before this one was linked may not have counted its group yet.
+	 */
+	if (is_vlan_dev(upper) || netif_is_bond_master(upper))
+		schedule_work(&sdev->mcast.upper_work);
+}
+
 void srnic_mcast_dev_init(struct srnic_dev *sdev)
 {
 	mutex_init(&sdev->mcast.mutex);
 	hash_init(sdev->mcast.hash);
+	INIT_WORK(&sdev->mcast.upper_work, srnic_mcast_upper_work);
 }
 
 /* Every QP is gone by now, and with them every group. */
 void srnic_mcast_dev_fini(struct srnic_dev *sdev)
 {
+	cancel_work_sync(&sdev->mcast.upper_work);
 	WARN_ON(sdev->mcast.ngroups || sdev->mcast.nattached);
 	mutex_destroy(&sdev->mcast.mutex);
 }

@@ -18,6 +18,10 @@
  * VLANs: a packet that arrives on a VLAN of a device's netdev is that
  * device's (srnic_recv_dev()), and a UD or GSI completion says which VLAN
  * (IB_WC_WITH_VLAN): RDMA-CM finds the GID to answer from by it.
+ *
+ * Bonds: a device may be bound to the bond itself, or to a slave; then
+ * ib_core gives the bond's addresses to the active slave's device, and
+ * what arrives on the bond is that device's (srnic_recv_bond_dev()).
  */
 #include <linux/if_vlan.h>
 #include <linux/inetdevice.h>
@@ -28,6 +32,7 @@
 #include <linux/smp.h>
 #include <linux/udp.h>
 #include <net/addrconf.h>
+#include <net/bonding.h>
 #include <net/ipv6.h>
 
 #include "srnic.h"
@@ -613,13 +618,32 @@ static struct net_device *srnic_recv_loopback_ndev(struct sk_buff *skb)
 }
 
 /*
+ * The device of the active slave of bond @bond, or NULL: in the modes with
+ * an active slave (active-backup, tlb, alb) ib_core lists the bond's
+ * addresses among the GIDs of that slave's device only (roce_gid_mgmt.c),
+ * and the bonding driver hands what a slave receives up as the bond's.
+ * Context: RCU read side.
+ */
+static struct srnic_dev *srnic_recv_bond_dev(struct net_device *bond)
+{
+	struct net_device *slave;
+
+	if (!netif_is_bond_master(bond))
+		return NULL;
+	slave = bond_option_active_slave_get_rcu(netdev_priv(bond));
+	return slave ? srnic_dev_get_by_netdev(slave) : NULL;
+}
+
+/*
  * The device a received packet is for, and the VLAN it came on (*@vlan_id:
  * the VID, or SRNIC_NO_VLAN). It is the device bound to the netdev the
  * packet arrived on or, when that is a VLAN of another netdev, the device
  * bound to the real one: ib_core lists a VLAN's addresses among the GIDs
  * of the device on its real netdev, and a QP sending from such a GID sends
- * through the VLAN. A looped-back packet arrives on lo: it is for the
- * netdev holding its destination address.
+ * through the VLAN. A bond (or a VLAN of one) with no device of its own
+ * gives the packet to its active slave's device, for the same reason. A
+ * looped-back packet arrives on lo: it is for the netdev holding its
+ * destination address.
  */
 static struct srnic_dev *srnic_recv_dev(struct sk_buff *skb, u16 *vlan_id)
 {
@@ -634,9 +658,12 @@ static struct srnic_dev *srnic_recv_dev(struct sk_buff *skb, u16 *vlan_id)
 		sdev = srnic_dev_get_by_netdev(ndev);
 		if (is_vlan_dev(ndev)) {
 			*vlan_id = vlan_dev_vlan_id(ndev);
+			ndev = vlan_dev_real_dev(ndev);
 			if (!sdev)
-				sdev = srnic_dev_get_by_netdev(vlan_dev_real_dev(ndev));
+				sdev = srnic_dev_get_by_netdev(ndev);
 		}
+		if (!sdev)
+			sdev = srnic_recv_bond_dev(ndev);
 	}
 	rcu_read_unlock();
 	return sdev;

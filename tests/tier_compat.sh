@@ -12,7 +12,8 @@
 #   newest Debian kernel       test_lifecycle.sh, test_verbs.sh,
 #                              test_native.sh, test_odp.sh (mm's notifier
 #                              and HMM APIs, the likeliest to move),
-#                              test_vlan.sh (ib_core's VLAN GIDs); XRC and
+#                              test_vlan.sh (ib_core's VLAN GIDs),
+#                              test_bond.sh (bonding's active slave); XRC and
 #                              DC run on 6.12 and 6.1 only (~3.5 min that
 #                              CI's 60-minute budget has no room for; they
 #                              passed on 7.3.4 in CI until session 23,
@@ -129,7 +130,7 @@ if [ -z "$only" ] || [ "$only" = newest ]; then
 			tests/vm/test_dc_cnp.sh)
 	run_on "$knew" newest tests/vm/test_lifecycle.sh tests/vm/test_verbs.sh \
 		tests/vm/test_native.sh tests/vm/test_odp.sh tests/vm/test_vlan.sh \
-		"${newest_more[@]}"
+		tests/vm/test_bond.sh "${newest_more[@]}"
 fi
 
 # Pairing: the default build boots its own kernel and loads there.

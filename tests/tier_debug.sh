@@ -40,7 +40,8 @@ splat_re=$(bash -c '. tests/vm/lib.sh; printf %s "$T_SPLAT_RE"')
 
 read -ra tests <<<"${SRNIC_DEBUG_TESTS:-test_verbs test_cq test_mr test_order \
 test_loss test_ring_fuzz test_wire_fuzz test_revoke test_nvmeof test_lifecycle \
-test_native test_xrc test_odp test_dc test_vlan test_rdma_netns test_mcast}"
+test_native test_xrc test_odp test_dc test_vlan test_rdma_netns test_mcast \
+test_bond}"
 tmo=${SRNIC_DEBUG_TIMEOUT:-3600}
 t0=$SECONDS
 

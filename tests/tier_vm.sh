@@ -29,7 +29,7 @@ tally harness "$logdir/harness.log" tests/vm/test_harness.sh
 # under TCG, for all of them, and what a failed one leaves is cleared before
 # the next); the rest, each in its own: the single-threaded TCG ones, the
 # two-guest ones and those with long runs of their own.
-shared=(test_cq test_dc test_dc_loss test_dc_wire test_fabric test_hwnic
+shared=(test_bond test_cq test_dc test_dc_loss test_dc_wire test_fabric test_hwnic
 	test_ipv6 test_lifecycle test_mcast test_mr test_native test_nvmeof
 	test_odp test_revoke test_ring_fuzz test_scale test_vlan test_xrc)
 shared_paths=()

@@ -4,11 +4,17 @@
  * two srnic devices, run by tests/vm/test_mcast.sh inside nsA.
  *
  *   mcast_verbs RDEV NETDEV SDEV SGID [SGID6]
+ *   MCAST_VERBS_LATE=CMD mcast_verbs RDEV NETDEV SDEV SGID
  *
  * RDEV is the receivers' device, bound to NETDEV in this netns; SDEV the
  * sender's, on the other end of the veth pair, with the index of its IPv4
  * RoCEv2 GID and optionally of its IPv6 one (then an IPv6 group is tested
  * too). pyverbs (rdma-core 44) has no attach_mcast, hence C.
+ *
+ * With MCAST_VERBS_LATE set, only the late-netdev scenario runs: a QP
+ * attaches, then CMD (a shell command) makes NETDEV, a VLAN of RDEV's
+ * netdev (test_vlan.sh); the VLAN must join the group, the messages sent
+ * to it through the VLAN must arrive, and the detach must leave it there.
  *
  * Prints one line per check, "ok NAME" or "not ok NAME: reason", then
  * "mcast_verbs: done, N failed"; exits 0 when it ran to the end.
@@ -22,6 +28,7 @@
  */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <net/if.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -441,6 +448,54 @@ static void test_ipv6(struct ep *a, struct ep *b, struct ep *s, int sgid6)
 	ibv_destroy_ah(ah);
 }
 
+/* Wait up to WAIT_MS for ip_member(@group) to be true. */
+static bool wait_member(const char *group)
+{
+	long end = now_ms() + WAIT_MS;
+
+	while (!ip_member(group)) {
+		if (now_ms() > end)
+			return false;
+		sleep_ms(100);
+	}
+	return true;
+}
+
+/* A netdev made after the attach (@cmd) joins the group too. */
+static void test_late(struct ep *a, struct ep *s, int sgid, const char *cmd)
+{
+	union ibv_gid g;
+	struct ibv_ah *ah;
+	uint8_t dst[4];
+
+	gid_v4(&g, "239.1.2.6");
+	memcpy(dst, g.raw + 12, 4);
+	check("late: attach QP A to 239.1.2.6", !ibv_attach_mcast(a->qp, &g, 0),
+	      "attach failed");
+	check("late: MCAST_VERBS_LATE made the netdev after the attach",
+	      system(cmd) == 0, "'%s' failed", cmd);
+	check("late: the netdev made after the attach joined 239.1.2.6",
+	      wait_member("239.1.2.6"), "not in ip maddr after %d ms",
+	      WAIT_MS);
+	ah = group_ah(s->pd, &g, sgid);
+	if (!ah) {
+		bad("late: AH for the group", "ibv_create_ah: %s",
+		    strerror(errno));
+		return;
+	}
+	post_recvs(a, 8);
+	for (uint32_t id = 500; id < 508; id++)
+		send_msg(s, ah, id);
+	expect_msgs("late: QP A got the 8 messages through it, data verified",
+		    a, 500, 8, s->qp->qp_num, dst, 4);
+	check("late: detach QP A", !ibv_detach_mcast(a->qp, &g, 0),
+	      "detach failed");
+	check("late: the netdev left 239.1.2.6 with the last detach",
+	      if_nametoindex(netdev) && !ip_member("239.1.2.6"),
+	      "still in ip maddr, or no netdev %s", netdev);
+	ibv_destroy_ah(ah);
+}
+
 static void test_errors(struct ep *a, struct ibv_pd *pd, struct ibv_cq *cq)
 {
 	union ibv_gid g, uni;
@@ -544,6 +599,11 @@ int main(int argc, char **argv)
 		return 1;
 	}
 
+	if (getenv("MCAST_VERBS_LATE")) {
+		test_late(&a, &s, sgid, getenv("MCAST_VERBS_LATE"));
+		printf("mcast_verbs: done, %d failed\n", fails);
+		return 0;
+	}
 	test_errors(&a, rpd, a.cq);
 	test_fanout(&a, &b, &c, &s, sgid);
 	if (argc == 6)

@@ -16,7 +16,8 @@
 #    answers from the GID of the VLAN the request came on: srnic's GSI
 #    completion must say which (IB_WC_WITH_VLAN); mckey (RDMA-CM
 #    multicast: the CM joins the group on the VLAN) and mcast_verbs
-#    (ibv_attach_mcast alone: srnic joins it on the VLAN). The VLAN devices' own
+#    (ibv_attach_mcast alone: srnic joins it on the VLAN, and on a VLAN made
+#    after the attach). The VLAN devices' own
 #    packet counters move by at least what srnic counted: the RoCE packets
 #    went through the VLAN. DC on the VLAN GIDs (native devices): a DCT's
 #    replies, from an attachment or without one (a wrong key's NAK), leave
@@ -144,6 +145,40 @@ if t_check "build mcast_verbs.c against libibverbs" \
 	cc -O2 -Wall -Werror -o "$MV" tests/vm/mcast_verbs.c -libverbs; then
 	out=$(with_timeout 300 ip netns exec nsA "$MV" srnic0 vethA.100 srnic1 "$G1" 2>&1)
 	t_from_output mcast_verbs $? "$(sed -E "s/^(ok|not ok) /\1 [VLAN] /" <<<"$out")" 'caps:*'
+
+	# A VLAN made after the attach joins the group too (srnic's work on
+	# NETDEV_CHANGEUPPER), and a deleted one gives its place back: nine
+	# VLANs made, joined and deleted in turn (more than the 8 a group
+	# records), then vethA.200, which must join and carry the messages
+	# sent from srnic1's GID on vethB.200.
+	late_vlans() {
+		local id n
+		for id in 201 202 203 204 205 206 207 208 209; do
+			ip link add link vethA name "vethA.$id" type vlan id "$id" &&
+				ip link set "vethA.$id" up || return 1
+			n=0
+			until ip maddr show dev "vethA.$id" | grep -q 239.1.2.6; do
+				[ $((n += 1)) -le 300 ] ||
+					{ echo "vethA.$id did not join 239.1.2.6" >&2; return 1; }
+				sleep 0.1
+			done
+			ip link del "vethA.$id" || return 1
+		done
+		ip link add link vethA name vethA.200 type vlan id 200 &&
+			ip addr add 10.200.0.1/24 dev vethA.200 &&
+			ip link set vethA.200 up
+	}
+	# system() runs it with dash, which drops bash's exported functions
+	{ declare -f late_vlans; echo late_vlans; } >/tmp/late_vlans.sh
+	ip -n nsB link add link vethB name vethB.200 type vlan id 200 &&
+		ip -n nsB addr add 10.200.0.2/24 dev vethB.200 &&
+		ip -n nsB link set vethB.200 up
+	G2=$(ready roce_gid_index srnic1 10.200.0.2)
+	out=$(MCAST_VERBS_LATE="bash /tmp/late_vlans.sh" with_timeout 300 \
+		ip netns exec nsA "$MV" srnic0 vethA.200 srnic1 "${G2:-0}" 2>&1)
+	t_from_output mcast_verbs $? "$(sed -E "s/^(ok|not ok) /\1 [VLAN] /" <<<"$out")" '*'
+	ip -n nsA link del vethA.200
+	ip -n nsB link del vethB.200
 fi
 
 # 1c. DC on the VLAN's GIDs (native devices): a DCT answers from an

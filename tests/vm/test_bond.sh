@@ -1,0 +1,153 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# RoCEv2 over a bond and a bridge, inside the VM (tests/vm/vmrun):
+#
+#   netns nsA                                   netns nsB
+#   vethA 10.99.0.1 ======= veth ======= vethB 10.99.0.2   (the pingpongs' TCP)
+#   bond0 10.98.0.1, active-backup:             br0 10.98.0.2, a bridge:
+#     vethC (primary) ===== veth =====            vethD
+#     vethE          ====== veth =====            vethF
+#
+# 1. srnic bound to the bond itself (srnic0 on bond0) and to a bridge
+#    (srnic1 on br0): the netdev a packet is handed up on is the device's,
+#    although it arrived on a slave or a bridge port. RC pingpong (data
+#    checked), rping (RDMA-CM, data verified).
+# 2. srnic bound to the slaves, one device each (srnic0 on vethC, srnic2 on
+#    vethE): ib_core gives the bond's addresses to the active slave's device
+#    only, and what arrives on the bond belongs to that device. The same
+#    traffic on srnic0; then the bond fails over to vethE (active_slave):
+#    the bond's GID moves to srnic2 and the traffic runs there. UD
+#    multicast (ibv_attach_mcast) on srnic0 with the bond's GID: srnic joins
+#    the IP group on the bond, and on a VLAN of the bond made after the
+#    attach. Before 2026-12-07 srnic dropped every packet handed up on a
+#    bond it was not bound to, and part 2 failed.
+set -u
+cd "$(dirname "$0")/../.." || exit 1
+# shellcheck source=tests/vm/lib.sh
+. tests/vm/lib.sh
+
+# gid_ndev DEV IDX: the netdev of DEV's GID IDX
+gid_ndev() { cat "/sys/class/infiniband/$1/ports/1/gid_attrs/ndevs/$2"; }
+
+# bond_setup: the bond, the bridge and their two veth pairs, addressed and up
+bond_setup() {
+	ip -n nsA link add vethC type veth peer name vethD netns nsB &&
+		ip -n nsA link add vethE type veth peer name vethF netns nsB &&
+		ip -n nsA link add bond0 type bond mode active-backup miimon 50 &&
+		ip -n nsA link set vethC master bond0 &&
+		ip -n nsA link set vethE master bond0 &&
+		ip -n nsA link set bond0 type bond primary vethC &&
+		ip -n nsA addr add 10.98.0.1/24 dev bond0 &&
+		ip -n nsA link set bond0 up &&
+		ip -n nsB link add br0 type bridge stp_state 0 &&
+		ip -n nsB link set vethD master br0 &&
+		ip -n nsB link set vethF master br0 &&
+		ip -n nsB link set vethD up && ip -n nsB link set vethF up &&
+		ip -n nsB addr add 10.98.0.2/24 dev br0 &&
+		ip -n nsB link set br0 up
+}
+
+# active_slave: the bond's active slave; is_active DEV: it is DEV
+active_slave() { ip netns exec nsA cat /sys/class/net/bond0/bonding/active_slave; }
+is_active() { [ "$(active_slave)" = "$1" ]; }
+
+# no_gid DEV IP: DEV has no RoCEv2 GID of IP
+no_gid() { ! roce_gid_index "$1" "$2"; }
+
+# traffic NAME SDEV GID_S CDEV GID_C: an RC pingpong and an rping between
+# SDEV (nsA) and CDEV (nsB); SDEV must receive what they sent
+traffic() {
+	local name=$1 sdev=$2 gs=$3 cdev=$4 gc=$5
+	snap
+	pair "$name: ibv_rc_pingpong, 4 KiB x 100, data checked" \
+		ibv_rc_pingpong -d "$sdev" -g "$gs" -n 100 -s 4096 -c -- \
+		ibv_rc_pingpong -d "$cdev" -g "$gc" -n 100 -s 4096 -c 10.99.0.1
+	# 100 x 4 KiB, 4 packets each at IB MTU 1024
+	t_check "$name: $sdev received the pingpong's packets (>= 400)" \
+		test "$(delta "$sdev" rcvd_pkts)" -ge 400
+	pair "$name: rping (RDMA-CM) to 10.98.0.1, 20 x 1 KiB, data verified" \
+		rping -s -a 10.98.0.1 -C 20 -S 1024 -V -- \
+		rping -c -a 10.98.0.1 -C 20 -S 1024 -V
+}
+
+SNAP_DEVS="srnic0 srnic1 srnic2"
+dmesg -C
+# no bond0 of the module's own in the root namespace
+modprobe bonding max_bonds=0
+if ! t_check "srnic_load: srnic.ko and its dependencies" srnic_load veth bonding bridge 8021q rdma_ucm ||
+   ! t_check "two namespaces on a veth pair" netns_pair_setup ||
+   ! t_check "bond0 (vethC, vethE; active-backup) in nsA, br0 (vethD, vethF) in nsB" bond_setup; then
+	t_summary
+	exit 1
+fi
+t_check "bond0's active slave is vethC" ready is_active vethC
+
+# 1. On the bond and on the bridge
+t_check "rdma link add srnic0 netdev bond0 (nsA)" \
+	ip netns exec nsA rdma link add srnic0 type srnic netdev bond0
+t_check "rdma link add srnic1 netdev br0 (nsB)" \
+	ip netns exec nsB rdma link add srnic1 type srnic netdev br0
+# srnic2 exists from part 2 on; until then its counters read as 0
+G0=$(ready roce_gid_index srnic0 10.98.0.1)
+G1=$(ready roce_gid_index srnic1 10.98.0.2)
+t_check "the bond's and the bridge's RoCEv2 GIDs (srnic0 #$G0, srnic1 #$G1)" \
+	test -n "$G0" -a -n "$G1"
+traffic "on bond0 and br0" srnic0 "${G0:-0}" srnic1 "${G1:-0}"
+
+# 2. On the slaves
+t_check "rdma link delete srnic0" ip netns exec nsA rdma link delete srnic0
+t_check "rdma link add srnic0 netdev vethC, srnic2 netdev vethE (the slaves)" \
+	bash -c 'ip netns exec nsA rdma link add srnic0 type srnic netdev vethC &&
+		ip netns exec nsA rdma link add srnic2 type srnic netdev vethE'
+t_check "the kernel log says vethC is a slave of bond0 (whose addresses it gets while active)" \
+	bash -c 'dmesg | grep -q "vethC is a slave of bond bond0: the bond.s addresses are this device.s GIDs while vethC is the active slave"'
+ip netns exec nsA "$PWD/build/userspace/ctl/srnicctl" -j doctor --no-selftest \
+	>/tmp/bond-doctor.json 2>/dev/null
+t_check "srnicctl doctor: srnic0's netdev_bond says vethC is bond0's active slave (ok)" python3 -c '
+import json, sys
+j = json.load(open(sys.argv[1]))
+sys.exit(not any(c["check"] == "netdev_bond" and c["dev"] == "srnic0" and c["status"] == "ok" and
+                 "vethC is a slave of bond0 (active-backup)" in c["detail"] and
+                 "(now active)" in c["detail"] for c in j))
+' /tmp/bond-doctor.json
+G0=$(ready roce_gid_index srnic0 10.98.0.1)
+t_check "the bond's GID is the active slave's device's (srnic0 #$G0)" test -n "$G0"
+t_eq "srnic0's GID #$G0 is on bond0" "$(gid_ndev srnic0 "${G0:-0}")" bond0
+t_check "srnic2 (the backup slave's) has no GID of 10.98.0.1" no_gid srnic2 10.98.0.1
+traffic "on the active slave vethC" srnic0 "${G0:-0}" srnic1 "${G1:-0}"
+
+# UD multicast with ibv_attach_mcast on the slave's device (test_mcast's
+# mcast_verbs.c, with bond0 as its netdev): srnic joins the IP group on the
+# bond too, whose packets are srnic0's; then a VLAN made on the bond after
+# the attach (bond0.300; br0.300 on the other side) joins it as well
+MV=/tmp/mcast_verbs
+if t_check "build mcast_verbs.c against libibverbs" \
+	cc -O2 -Wall -Werror -o "$MV" tests/vm/mcast_verbs.c -libverbs; then
+	out=$(with_timeout 300 ip netns exec nsA "$MV" srnic0 bond0 srnic1 "${G1:-0}" 2>&1)
+	t_from_output mcast_verbs $? "$(sed -E "s/^(ok|not ok) /\1 [bond] /" <<<"$out")" 'caps:*'
+	ip -n nsB link add link br0 name br0.300 type vlan id 300 &&
+		ip -n nsB addr add 10.97.0.2/24 dev br0.300 &&
+		ip -n nsB link set br0.300 up
+	G3=$(ready roce_gid_index srnic1 10.97.0.2)
+	echo 'ip link add link bond0 name bond0.300 type vlan id 300 &&
+		ip addr add 10.97.0.1/24 dev bond0.300 && ip link set bond0.300 up' >/tmp/late_bondvlan.sh
+	out=$(MCAST_VERBS_LATE="sh /tmp/late_bondvlan.sh" with_timeout 300 \
+		ip netns exec nsA "$MV" srnic0 bond0.300 srnic1 "${G3:-0}" 2>&1)
+	t_from_output mcast_verbs $? "$(sed -E "s/^(ok|not ok) /\1 [bond VLAN] /" <<<"$out")" '*'
+	ip -n nsA link del bond0.300
+	ip -n nsB link del br0.300
+fi
+
+t_check "failover: bond0's active slave set to vethE" \
+	ip -n nsA link set bond0 type bond active_slave vethE
+t_check "bond0's active slave is vethE" ready is_active vethE
+G2=$(ready roce_gid_index srnic2 10.98.0.1)
+t_check "after the failover the bond's GID is srnic2's (#$G2)" test -n "$G2"
+t_check "and no longer srnic0's" ready no_gid srnic0 10.98.0.1
+traffic "after failover, on vethE" srnic2 "${G2:-0}" srnic1 "${G1:-0}"
+
+t_eq "no ICRC errors" "$(counter srnic0 rcvd_icrc_err)$(counter srnic1 rcvd_icrc_err)$(counter srnic2 rcvd_icrc_err)" 000
+t_check "rdma link delete srnic2" ip netns exec nsA rdma link delete srnic2
+srnic_pair_down
+t_summary
