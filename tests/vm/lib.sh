@@ -799,6 +799,31 @@ tagged() { sed -E "s/^(ok|not ok) /\1 [$1] /"; }
 # kernel log (t_kernel_clean, ERE its extra lines), the two devices deleted,
 # the module removed, the log still clean (each checked)
 # shellcheck disable=SC2120 # ERE is optional
+# doctor_has NS DEV CHECK STATUS TEXT...: `srnicctl doctor` (no self-test),
+# run in netns NS, has a record of CHECK for DEV with STATUS (ok, warn,
+# fail) whose detail or fix holds every TEXT
+doctor_has() {
+	local ns=$1
+	shift
+	# shellcheck disable=SC2016 # python, not shell
+	ip netns exec "$ns" "$T_REPO/build/userspace/ctl/srnicctl" -j doctor --no-selftest 2>/dev/null |
+		python3 -c '
+import json, sys
+dev, check, status, texts = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4:]
+sys.exit(not any(c["check"] == check and c.get("dev") == dev and c["status"] == status and
+                 all(t in c["detail"] + " " + c.get("fix", "") for t in texts)
+                 for c in json.load(sys.stdin)))' "$@"
+}
+
+# pair_link_add TYPE NETDEV_A NETDEV_B: srnic0 on NETDEV_A (nsA) and srnic1
+# on NETDEV_B (nsB), of rdma link type TYPE; a check each
+pair_link_add() {
+	t_check "rdma link add srnic0 type $1 netdev $2 (nsA)" \
+		ip netns exec nsA rdma link add srnic0 type "$1" netdev "$2"
+	t_check "rdma link add srnic1 type $1 netdev $3 (nsB)" \
+		ip netns exec nsB rdma link add srnic1 type "$1" netdev "$3"
+}
+
 srnic_pair_down() {
 	t_kernel_clean "no kernel warnings" "${1:-}"
 	t_check "rdma link delete srnic0" ip netns exec nsA rdma link delete srnic0
