@@ -136,24 +136,31 @@ static void srnic_dct_pkt_addr(const struct sk_buff *skb, struct in6_addr *src,
 /*
  * The netdev a reply to a packet that came on VLAN @vlan_id leaves from:
  * that VLAN of the device's netdev (ib_core gives a VLAN's addresses to
- * the device on its real netdev), or the device's netdev itself.
+ * the device on its real netdev), or the device's netdev itself. A bond's
+ * slave answers through the bond, which handed the packet up (its
+ * addresses are the active slave's device's GIDs; srnic_recv.c).
  */
 static int srnic_dct_reply_ifindex(struct srnic_dev *sdev, u16 vlan_id)
 {
 	struct net_device *ndev = READ_ONCE(sdev->ndev);
-	struct net_device *vdev;
-	int ifindex = ndev->ifindex;
+	struct net_device *master, *vdev = NULL;
+	int ifindex;
 
+	rcu_read_lock();
+	master = netdev_master_upper_dev_get_rcu(ndev);
+	if (master && netif_is_bond_master(master))
+		ndev = master;
+	ifindex = ndev->ifindex;
 	if (vlan_id == SRNIC_NO_VLAN ||
 	    (is_vlan_dev(ndev) && vlan_dev_vlan_id(ndev) == vlan_id))
-		return ifindex;
-	rcu_read_lock();
+		goto out_unlock;
 	vdev = __vlan_find_dev_deep_rcu(ndev, htons(ETH_P_8021Q), vlan_id);
 	if (!vdev)
 		vdev = __vlan_find_dev_deep_rcu(ndev, htons(ETH_P_8021AD),
 						vlan_id);
 	if (vdev)
 		ifindex = vdev->ifindex;
+out_unlock:
 	rcu_read_unlock();
 	return ifindex;
 }

@@ -54,7 +54,7 @@ msg() { echo "$PROG: $*" >&2; }
 # (tests/vm/*.sh), and a few links tests may add. Dependencies are added.
 readonly MODULES=(
 	virtio_pci virtio_net 9pnet_virtio 9p overlay
-	veth dummy tun bridge vxlan macvlan 8021q loop
+	veth dummy tun bridge vxlan macvlan 8021q bonding loop
 	ib_core ib_uverbs ib_umad rdma_ucm rdma_cm iw_cm ib_cm rdma_rxe
 	udp_tunnel ip6_udp_tunnel
 	sch_netem sch_htb sch_red sch_tbf sch_prio

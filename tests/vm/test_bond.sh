@@ -22,6 +22,9 @@
 #    the IP group on the bond, and on a VLAN of the bond made after the
 #    attach. Before 2026-12-07 srnic dropped every packet handed up on a
 #    bond it was not bound to, and part 2 failed.
+# 3. DC on the bond's GIDs (native devices, srnic0 on the active slave):
+#    the DCT's replies leave through the bond (srnic_dc_pingpong ping and
+#    badkey; bond0 sends at least what srnic0 does).
 set -u
 cd "$(dirname "$0")/../.." || exit 1
 # shellcheck source=tests/vm/lib.sh
@@ -138,6 +141,35 @@ t_check "and no longer srnic0's" ready no_gid srnic0 10.98.0.1
 traffic "after failover, on vethE" srnic2 "${G2:-0}" srnic1 "${G1:-0}"
 
 t_eq "no ICRC errors" "$(counter srnic0 rcvd_icrc_err)$(counter srnic1 rcvd_icrc_err)$(counter srnic2 rcvd_icrc_err)" 000
-t_check "rdma link delete srnic2" ip netns exec nsA rdma link delete srnic2
+
+# 3. DC on the bond's GIDs (native devices: srnic0 on the active slave vethE,
+# srnic1 on br0): a DCT's replies, from an attachment (ACKs) or without one
+# (a wrong key's NAK), leave through the bond that handed the request up;
+# sent from the slave itself they found no neighbour (the slave has no
+# address; ARP replies go to the bond) and the DCI timed out
+t_check "native devices: srnic0 on vethE, srnic1 on br0 (srnic2 deleted)" bash -c '
+	ip netns exec nsA rdma link delete srnic2 && ip netns exec nsA rdma link delete srnic0 &&
+	ip netns exec nsB rdma link delete srnic1 &&
+	ip netns exec nsA rdma link add srnic0 type srnic_native netdev vethE &&
+	ip netns exec nsB rdma link add srnic1 type srnic_native netdev br0'
+G0=$(ready roce_gid_index srnic0 10.98.0.1)
+G1=$(ready roce_gid_index srnic1 10.98.0.2)
+DC=(env RDMAV_DRIVERS="$SRNIC_PROVIDER_LIB" build/userspace/tools/srnic_dc_pingpong)
+snap
+tx0=$(ip netns exec nsA cat /sys/class/net/bond0/statistics/tx_packets)
+dcsrv=
+bg_start dcsrv timeout 150 ip netns exec nsA "${DC[@]}" -d srnic0 -g "${G0:-0}" -s -n 1 -c 2 >/tmp/bond-dcsrv.txt 2>&1
+ready tcp_listening 18515 nsA
+for m in ping badkey; do
+	out=$(with_timeout 90 ip netns exec nsB "${DC[@]}" -d srnic1 -g "${G1:-0}" -m "$m" -i 50 -S 1024 10.99.0.1 2>&1)
+	t_from_output "bond DC $m" $? "$(sed -E "s/^(ok|not ok) /\1 [bond DC $m] /;
+		s/^srnic_dc_pingpong: done/bond DC $m: done/" <<<"$out")" "#*"
+done
+wait "$dcsrv"
+t_eq "bond: the DC server's exit status" $? 0 || sed 's/^/  | /' /tmp/bond-dcsrv.txt
+sa=$(delta srnic0 sent_pkts) tx=$(($(ip netns exec nsA cat /sys/class/net/bond0/statistics/tx_packets) - tx0))
+t_check "DC: srnic0 sent packets (>= 100)" test "$sa" -ge 100
+t_check "DC: bond0 sent every packet srnic0 did, its DCT's replies too ($tx >= $sa)" \
+	test "$tx" -ge "$sa"
 srnic_pair_down
 t_summary
