@@ -815,6 +815,28 @@ sys.exit(not any(c["check"] == check and c.get("dev") == dev and c["status"] == 
                  for c in json.load(sys.stdin)))' "$@"
 }
 
+# dc_ping_badkey LABEL GID_A GID_B: srnic_dc_pingpong between the native
+# devices srnic0 (nsA, the server, its GID index GID_A) and srnic1 (nsB,
+# GID_B): the client's ping (50 x 1 KiB echoed, bytes checked) and badkey
+# (a wrong key's NAK, then served) modes, each one's checks named
+# "[LABEL DC MODE]", and the server's exit status
+dc_ping_badkey() {
+	local label=$1 g0=$2 g1=$3 m out dcsrv=
+	local dc=(env RDMAV_DRIVERS="$SRNIC_PROVIDER_LIB"
+		"$T_REPO/build/userspace/tools/srnic_dc_pingpong")
+	bg_start dcsrv timeout 150 ip netns exec nsA "${dc[@]}" -d srnic0 -g "$g0" \
+		-s -n 1 -c 2 >/tmp/dcsrv.txt 2>&1
+	ready tcp_listening 18515 nsA
+	for m in ping badkey; do
+		out=$(with_timeout 90 ip netns exec nsB "${dc[@]}" -d srnic1 -g "$g1" \
+			-m "$m" -i 50 -S 1024 10.99.0.1 2>&1)
+		t_from_output "$label DC $m" $? "$(sed -E "s/^(ok|not ok) /\1 [$label DC $m] /;
+			s/^srnic_dc_pingpong: done/$label DC $m: done/" <<<"$out")" "#*"
+	done
+	wait "$dcsrv"
+	t_eq "$label: the DC server's exit status" $? 0 || sed 's/^/  | /' /tmp/dcsrv.txt
+}
+
 # pair_link_add TYPE NETDEV_A NETDEV_B: srnic0 on NETDEV_A (nsA) and srnic1
 # on NETDEV_B (nsB), of rdma link type TYPE; a check each
 pair_link_add() {

@@ -154,19 +154,9 @@ t_check "native devices: srnic0 on vethE, srnic1 on br0 (srnic2 deleted)" bash -
 	ip netns exec nsB rdma link add srnic1 type srnic_native netdev br0'
 G0=$(ready roce_gid_index srnic0 10.98.0.1)
 G1=$(ready roce_gid_index srnic1 10.98.0.2)
-DC=(env RDMAV_DRIVERS="$SRNIC_PROVIDER_LIB" build/userspace/tools/srnic_dc_pingpong)
 snap
 tx0=$(ip netns exec nsA cat /sys/class/net/bond0/statistics/tx_packets)
-dcsrv=
-bg_start dcsrv timeout 150 ip netns exec nsA "${DC[@]}" -d srnic0 -g "${G0:-0}" -s -n 1 -c 2 >/tmp/bond-dcsrv.txt 2>&1
-ready tcp_listening 18515 nsA
-for m in ping badkey; do
-	out=$(with_timeout 90 ip netns exec nsB "${DC[@]}" -d srnic1 -g "${G1:-0}" -m "$m" -i 50 -S 1024 10.99.0.1 2>&1)
-	t_from_output "bond DC $m" $? "$(sed -E "s/^(ok|not ok) /\1 [bond DC $m] /;
-		s/^srnic_dc_pingpong: done/bond DC $m: done/" <<<"$out")" "#*"
-done
-wait "$dcsrv"
-t_eq "bond: the DC server's exit status" $? 0 || sed 's/^/  | /' /tmp/bond-dcsrv.txt
+dc_ping_badkey bond "${G0:-0}" "${G1:-0}"
 sa=$(delta srnic0 sent_pkts) tx=$(($(ip netns exec nsA cat /sys/class/net/bond0/statistics/tx_packets) - tx0))
 t_check "DC: srnic0 sent packets (>= 100)" test "$sa" -ge 100
 t_check "DC: bond0 sent every packet srnic0 did, its DCT's replies too ($tx >= $sa)" \

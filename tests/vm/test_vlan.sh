@@ -185,20 +185,9 @@ fi
 t_check "native devices: srnic0, srnic1 made again as type srnic_native" relink srnic_native
 G0=$(ready roce_gid_index srnic0 10.100.0.1)
 G1=$(ready roce_gid_index srnic1 10.100.0.2)
-PP=build/userspace/tools/srnic_dc_pingpong
-DC=(env RDMAV_DRIVERS="$SRNIC_PROVIDER_LIB" "$PP")
 snap
 ta0=$(vstat nsA vethA.100 tx) tb0=$(vstat nsB vethB.100 tx)
-dcsrv=
-bg_start dcsrv timeout 150 ip netns exec nsA "${DC[@]}" -d srnic0 -g "${G0:-0}" -s -n 1 -c 2 >/tmp/vlan-dcsrv.txt 2>&1
-ready tcp_listening 18515 nsA
-for m in ping badkey; do
-	out=$(with_timeout 90 ip netns exec nsB "${DC[@]}" -d srnic1 -g "${G1:-0}" -m "$m" -i 50 -S 1024 10.99.0.1 2>&1)
-	t_from_output "VLAN DC $m" $? "$(sed -E "s/^(ok|not ok) /\1 [VLAN DC $m] /;
-		s/^srnic_dc_pingpong: done/VLAN DC $m: done/" <<<"$out")" "#*"
-done
-wait "$dcsrv"
-t_eq "VLAN: the DC server's exit status" $? 0 || sed 's/^/  | /' /tmp/vlan-dcsrv.txt
+dc_ping_badkey VLAN "${G0:-0}" "${G1:-0}"
 sa=$(delta srnic0 sent_pkts) sb=$(delta srnic1 sent_pkts)
 ta=$(($(vstat nsA vethA.100 tx) - ta0)) tb=$(($(vstat nsB vethB.100 tx) - tb0))
 echo "DC: srnic0 sent $sa packets, vethA.100 sent $ta; srnic1 sent $sb, vethB.100 sent $tb"
