@@ -310,6 +310,7 @@ static inline void srnic_count_add(struct srnic_dev *sdev,
 int srnic_registry_init(void);
 void srnic_registry_exit(void);
 struct srnic_dev *srnic_dev_get_by_netdev(struct net_device *ndev);
+struct net_device *srnic_port_master(struct net_device *ndev);
 struct ib_device *srnic_other_dev_get_by_netdev(struct net_device *ndev);
 
 /* srnic_counters.c */

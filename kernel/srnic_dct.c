@@ -137,18 +137,18 @@ static void srnic_dct_pkt_addr(const struct sk_buff *skb, struct in6_addr *src,
  * The netdev a reply to a packet that came on VLAN @vlan_id leaves from:
  * that VLAN of the device's netdev (ib_core gives a VLAN's addresses to
  * the device on its real netdev), or the device's netdev itself. A bond's
- * slave answers through the bond, which handed the packet up (its
- * addresses are the active slave's device's GIDs; srnic_recv.c).
+ * slave or a bridge's port answers through the bond or bridge, which
+ * handed the packet up (its addresses are the device's GIDs; srnic_recv.c).
  */
 static int srnic_dct_reply_ifindex(struct srnic_dev *sdev, u16 vlan_id)
 {
 	struct net_device *ndev = READ_ONCE(sdev->ndev);
-	struct net_device *master, *vdev = NULL;
+	struct net_device *master, *vdev;
 	int ifindex;
 
 	rcu_read_lock();
-	master = netdev_master_upper_dev_get_rcu(ndev);
-	if (master && netif_is_bond_master(master))
+	master = srnic_port_master(ndev);
+	if (master)
 		ndev = master;
 	ifindex = ndev->ifindex;
 	if (vlan_id == SRNIC_NO_VLAN ||

@@ -459,10 +459,11 @@ static int srnic_dev_check_name(const char *name)
 /*
  * Say what a device bound to a netdev stacked on another, or under one,
  * will get: ib_core gives the IP addresses of a VLAN to the RDMA device of
- * its real netdev (roce_gid_mgmt.c), never to one bound to the VLAN, and
+ * its real netdev (roce_gid_mgmt.c), never to one bound to the VLAN;
  * those of a bond to the device of its active slave, or to every slave's
- * device in the modes without one (srnic_recv.c takes what arrives on a
- * bond for the active slave's device only).
+ * device in the modes without one; those of a bridge to every port's
+ * device (srnic_recv.c: what arrives on a bond is the active slave's
+ * device's, or else that of the one device below the bond or bridge).
  */
 static void srnic_dev_note_stacking(struct net_device *ndev)
 {
@@ -474,11 +475,15 @@ static void srnic_dev_note_stacking(struct net_device *ndev)
 			  netdev_name(vlan_dev_real_dev(ndev)),
 			  netdev_name(vlan_dev_real_dev(ndev)));
 	rcu_read_lock();
-	master = netdev_master_upper_dev_get_rcu(ndev);
+	master = srnic_port_master(ndev);
 	if (master && netif_is_bond_master(master))
 		pr_notice("%s is a slave of bond %s: the bond's addresses are this device's GIDs while %s is the active slave (bond modes active-backup, tlb, alb); in the other modes bind to %s\n",
 			  netdev_name(ndev), netdev_name(master),
 			  netdev_name(ndev), netdev_name(master));
+	else if (master)
+		pr_notice("%s is a port of bridge %s: the bridge's addresses are this device's GIDs; what arrives on %s is this device's while it is the only srnic device on the bridge's ports\n",
+			  netdev_name(ndev), netdev_name(master),
+			  netdev_name(master));
 	rcu_read_unlock();
 }
 

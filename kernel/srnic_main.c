@@ -65,17 +65,17 @@ static struct rdma_link_ops srnic_native_link_ops = {
 	.newlink = srnic_newlink_native,
 };
 
-/* Tell the devices of @bond's slaves that @upper was stacked on it. */
-static void srnic_bond_uppers_changed(struct net_device *bond,
-				      struct net_device *upper)
+/* Tell the devices of a bond's slaves or a bridge's ports: @upper is on it. */
+static void srnic_master_uppers_changed(struct net_device *master,
+					struct net_device *upper)
 {
 	struct srnic_dev *sdev;
-	struct net_device *slave;
+	struct net_device *port;
 	struct list_head *iter;
 
 	ASSERT_RTNL();
-	netdev_for_each_lower_dev(bond, slave, iter) {
-		sdev = srnic_dev_get_by_netdev(slave);
+	netdev_for_each_lower_dev(master, port, iter) {
+		sdev = srnic_dev_get_by_netdev(port);
 		if (sdev) {
 			srnic_mcast_uppers_changed(sdev, upper);
 			ib_device_put(&sdev->ib_dev);
@@ -92,9 +92,11 @@ static int srnic_netdev_event(struct notifier_block *nb, unsigned long event,
 
 	sdev = srnic_dev_get_by_netdev(ndev);
 	if (!sdev) {
-		/* a VLAN on a bond of srnic devices' netdevs */
-		if (event == NETDEV_CHANGEUPPER && netif_is_bond_master(ndev))
-			srnic_bond_uppers_changed(ndev, upper_info->upper_dev);
+		/* a VLAN on a bond or bridge over srnic devices' netdevs */
+		if (event == NETDEV_CHANGEUPPER &&
+		    (netif_is_bond_master(ndev) || netif_is_bridge_master(ndev)))
+			srnic_master_uppers_changed(ndev,
+						    upper_info->upper_dev);
 		return NOTIFY_DONE;
 	}
 

@@ -162,8 +162,10 @@ static int srnic_mcg_ndev_member(struct net_device *ndev,
 /*
  * Whether the device's multicast packets may arrive on @upper, a netdev
  * stacked above its own (srnic_recv_dev()): a VLAN of its netdev, the bond
- * its netdev is a slave of, or a VLAN of that bond. Only such netdevs in
- * the netdev's netns count: leaving looks them up by index there.
+ * or bridge its netdev is a port of, or a VLAN of that. Only such netdevs in
+ * the netdev's netns count: leaving looks them up by index there. Whether
+ * @upper is above the netdev at all is the caller's to know (the upper
+ * walk) or to ask (srnic_mcg_still_upper()).
  */
 static bool srnic_mcg_upper_ok(struct srnic_dev *sdev,
 			       struct net_device *upper)
@@ -171,12 +173,20 @@ static bool srnic_mcg_upper_ok(struct srnic_dev *sdev,
 	struct net_device *real = upper;
 
 	ASSERT_RTNL();
-	if (!upper || !net_eq(dev_net(upper), dev_net(sdev->ndev)))
+	if (!net_eq(dev_net(upper), dev_net(sdev->ndev)))
 		return false;
 	if (is_vlan_dev(upper))
 		real = vlan_dev_real_dev(upper);
-	return (real == sdev->ndev || netif_is_bond_master(real)) &&
-	       netdev_has_upper_dev(sdev->ndev, upper);
+	return real == sdev->ndev || netif_is_bond_master(real) ||
+	       netif_is_bridge_master(real);
+}
+
+/* Whether @upper, joined before, is still one to be joined on. */
+static bool srnic_mcg_still_upper(struct srnic_dev *sdev,
+				  struct net_device *upper)
+{
+	return upper && netdev_has_upper_dev(sdev->ndev, upper) &&
+	       srnic_mcg_upper_ok(sdev, upper);
 }
 
 static bool srnic_mcg_has_upper(const struct srnic_mcg *mcg, int ifindex)
@@ -223,7 +233,7 @@ static void srnic_mcg_sync_uppers(struct srnic_dev *sdev,
 	ASSERT_RTNL();
 	while (i < mcg->nuppers) {
 		upper = __dev_get_by_index(dev_net(sdev->ndev), mcg->uppers[i]);
-		if (srnic_mcg_upper_ok(sdev, upper)) {
+		if (srnic_mcg_still_upper(sdev, upper)) {
 			i++;
 			continue;
 		}
@@ -532,11 +542,11 @@ static void srnic_mcast_upper_work(struct work_struct *work)
  * srnic_mcast_uppers_changed() - a netdev was stacked on the device's own
  * @sdev: the device
  * @upper: the netdev linked or unlinked (NETDEV_CHANGEUPPER), on the
- *	device's netdev or on a bond above it
+ *	device's netdev or on a bond or bridge above it
  *
- * A VLAN made, or a bond joined, after a group was joined joins it too; a
- * VLAN deleted is forgotten, which frees its place, and a bond left is
- * left. Under RTNL: the work does it.
+ * A VLAN made, or a bond or bridge joined, after a group was joined joins
+ * it too; a VLAN deleted is forgotten, which frees its place, and a bond
+ * or bridge left is left. Under RTNL: the work does it.
  */
 void srnic_mcast_uppers_changed(struct srnic_dev *sdev,
 				const struct net_device *upper)
@@ -545,7 +555,8 @@ void srnic_mcast_uppers_changed(struct srnic_dev *sdev,
 	 * Not only when there are groups: an attach that walked the uppers
 	 * before this one was linked may not have counted its group yet.
 	 */
-	if (is_vlan_dev(upper) || netif_is_bond_master(upper))
+	if (is_vlan_dev(upper) || netif_is_bond_master(upper) ||
+	    netif_is_bridge_master(upper))
 		schedule_work(&sdev->mcast.upper_work);
 }
 

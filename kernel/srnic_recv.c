@@ -19,9 +19,11 @@
  * device's (srnic_recv_dev()), and a UD or GSI completion says which VLAN
  * (IB_WC_WITH_VLAN): RDMA-CM finds the GID to answer from by it.
  *
- * Bonds: a device may be bound to the bond itself, or to a slave; then
- * ib_core gives the bond's addresses to the active slave's device, and
- * what arrives on the bond is that device's (srnic_recv_bond_dev()).
+ * Bonds and bridges: a device may be bound to the bond or bridge itself,
+ * or to a slave or port; then ib_core gives the master's addresses to the
+ * active slave's device (or to every one below, without an active slave),
+ * and what arrives on the master is that device's, or the one device's
+ * below it (srnic_recv_master_dev()).
  */
 #include <linux/if_vlan.h>
 #include <linux/inetdevice.h>
@@ -617,21 +619,59 @@ static struct net_device *srnic_recv_loopback_ndev(struct sk_buff *skb)
 	return ndev && !(ndev->flags & IFF_LOOPBACK) ? ndev : NULL;
 }
 
+/* What srnic_recv_lower_dev() found below a bond or bridge. */
+struct srnic_recv_lower {
+	struct srnic_dev	*sdev;
+	bool			more;
+};
+
+/* netdev_walk_all_lower_dev_rcu() callback: a srnic device on @lower? */
+static int srnic_recv_lower_dev(struct net_device *lower,
+				struct netdev_nested_priv *priv)
+{
+	struct srnic_recv_lower *found = priv->data;
+	struct srnic_dev *sdev = srnic_dev_get_by_netdev(lower);
+
+	if (!sdev)
+		return 0;
+	if (found->sdev) {
+		ib_device_put(&sdev->ib_dev);
+		found->more = true;
+		return 1;	/* a second one: stop */
+	}
+	found->sdev = sdev;
+	return 0;
+}
+
 /*
- * The device of the active slave of bond @bond, or NULL: in the modes with
- * an active slave (active-backup, tlb, alb) ib_core lists the bond's
- * addresses among the GIDs of that slave's device only (roce_gid_mgmt.c),
- * and the bonding driver hands what a slave receives up as the bond's.
+ * The device a packet handed up on @master, a bond or a bridge with no
+ * device of its own, is for. ib_core lists the master's addresses among
+ * the GIDs of the devices below it (roce_gid_mgmt.c): in the bond modes
+ * with an active slave (active-backup, tlb, alb) of that slave's device
+ * only, otherwise of every one. So it is the active slave's device or,
+ * without an active slave, the one srnic device below @master; two or
+ * more share the GIDs, and the packet is none of theirs (bind to @master).
  * Context: RCU read side.
  */
-static struct srnic_dev *srnic_recv_bond_dev(struct net_device *bond)
+static struct srnic_dev *srnic_recv_master_dev(struct net_device *master)
 {
+	struct srnic_recv_lower found = {};
+	struct netdev_nested_priv priv = { .data = &found };
 	struct net_device *slave;
 
-	if (!netif_is_bond_master(bond))
+	if (netif_is_bond_master(master)) {
+		slave = bond_option_active_slave_get_rcu(netdev_priv(master));
+		if (slave)
+			return srnic_dev_get_by_netdev(slave);
+	} else if (!netif_is_bridge_master(master)) {
 		return NULL;
-	slave = bond_option_active_slave_get_rcu(netdev_priv(bond));
-	return slave ? srnic_dev_get_by_netdev(slave) : NULL;
+	}
+	netdev_walk_all_lower_dev_rcu(master, srnic_recv_lower_dev, &priv);
+	if (found.more) {
+		ib_device_put(&found.sdev->ib_dev);
+		return NULL;
+	}
+	return found.sdev;
 }
 
 /*
@@ -640,8 +680,9 @@ static struct srnic_dev *srnic_recv_bond_dev(struct net_device *bond)
  * packet arrived on or, when that is a VLAN of another netdev, the device
  * bound to the real one: ib_core lists a VLAN's addresses among the GIDs
  * of the device on its real netdev, and a QP sending from such a GID sends
- * through the VLAN. A bond (or a VLAN of one) with no device of its own
- * gives the packet to its active slave's device, for the same reason. A
+ * through the VLAN. A bond or bridge (or a VLAN of one) with no device
+ * of its own gives the packet to a device below it, for the same reason
+ * (srnic_recv_master_dev()). A
  * looped-back packet arrives on lo: it is for the netdev holding its
  * destination address.
  */
@@ -663,7 +704,7 @@ static struct srnic_dev *srnic_recv_dev(struct sk_buff *skb, u16 *vlan_id)
 				sdev = srnic_dev_get_by_netdev(ndev);
 		}
 		if (!sdev)
-			sdev = srnic_recv_bond_dev(ndev);
+			sdev = srnic_recv_master_dev(ndev);
 	}
 	rcu_read_unlock();
 	return sdev;

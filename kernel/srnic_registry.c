@@ -5,7 +5,8 @@
  * path and the link code); other drivers' devices there or, for drivers
  * that report their netdev only through the get_netdev op, in the list an
  * ib_client keeps (srnic_other_dev_get_by_netdev(): srnic refuses a netdev
- * that has one, see srnic_main.c).
+ * that has one, see srnic_main.c). And the bond or bridge a netdev is a
+ * port of (srnic_port_master(): the device and DC code).
  *
  * Beneath the device, link and receive code, which all ask it; it asks
  * nothing of theirs.
@@ -35,6 +36,26 @@ struct srnic_dev *srnic_dev_get_by_netdev(struct net_device *ndev)
 		return NULL;
 	}
 	return to_srnic_dev(ibdev);
+}
+
+/**
+ * srnic_port_master() - the bond or bridge a netdev is a port of
+ * @ndev: the netdev
+ *
+ * ib_core lists the addresses of a bond or a bridge among the GIDs of the
+ * RDMA devices below it (roce_gid_mgmt.c), so a device bound to a port
+ * sends and receives through the master (srnic_recv.c, srnic_dct.c).
+ *
+ * Context: RCU read side.
+ * Return: the master netdev, or NULL: @ndev is no bond slave or bridge
+ * port (a team's port, a VRF's member: not handled).
+ */
+struct net_device *srnic_port_master(struct net_device *ndev)
+{
+	struct net_device *master = netdev_master_upper_dev_get_rcu(ndev);
+
+	return master && (netif_is_bond_master(master) ||
+			  netif_is_bridge_master(master)) ? master : NULL;
 }
 
 /* An RDMA device of another driver, as srnic_client sees it. */

@@ -815,21 +815,26 @@ sys.exit(not any(c["check"] == check and c.get("dev") == dev and c["status"] == 
                  for c in json.load(sys.stdin)))' "$@"
 }
 
-# dc_ping_badkey LABEL GID_A GID_B: srnic_dc_pingpong between the native
-# devices srnic0 (nsA, the server, its GID index GID_A) and srnic1 (nsB,
-# GID_B): the client's ping (50 x 1 KiB echoed, bytes checked) and badkey
-# (a wrong key's NAK, then served) modes, each one's checks named
-# "[LABEL DC MODE]", and the server's exit status
+# dc_ping_badkey LABEL GID_A GID_B [reverse]: srnic_dc_pingpong between the
+# native devices srnic0 (nsA, the server, its GID index GID_A) and srnic1
+# (nsB, GID_B), or with "reverse" srnic1 the server and srnic0 the client:
+# the client's ping (50 x 1 KiB echoed, bytes checked) and badkey (a wrong
+# key's NAK, then served) modes, each one's checks named "[LABEL DC MODE]",
+# and the server's exit status
 dc_ping_badkey() {
-	local label=$1 g0=$2 g1=$3 m out dcsrv=
+	local label=$1 m out dcsrv=
+	local sns=nsA sdev=srnic0 sg=$2 sip=10.99.0.1 cns=nsB cdev=srnic1 cg=$3
 	local dc=(env RDMAV_DRIVERS="$SRNIC_PROVIDER_LIB"
 		"$T_REPO/build/userspace/tools/srnic_dc_pingpong")
-	bg_start dcsrv timeout 150 ip netns exec nsA "${dc[@]}" -d srnic0 -g "$g0" \
+	if [ "${4:-}" = reverse ]; then
+		sns=nsB sdev=srnic1 sg=$3 sip=10.99.0.2 cns=nsA cdev=srnic0 cg=$2
+	fi
+	bg_start dcsrv timeout 150 ip netns exec "$sns" "${dc[@]}" -d "$sdev" -g "$sg" \
 		-s -n 1 -c 2 >/tmp/dcsrv.txt 2>&1
-	ready tcp_listening 18515 nsA
+	ready tcp_listening 18515 "$sns"
 	for m in ping badkey; do
-		out=$(with_timeout 90 ip netns exec nsB "${dc[@]}" -d srnic1 -g "$g1" \
-			-m "$m" -i 50 -S 1024 10.99.0.1 2>&1)
+		out=$(with_timeout 90 ip netns exec "$cns" "${dc[@]}" -d "$cdev" -g "$cg" \
+			-m "$m" -i 50 -S 1024 "$sip" 2>&1)
 		t_from_output "$label DC $m" $? "$(sed -E "s/^(ok|not ok) /\1 [$label DC $m] /;
 			s/^srnic_dc_pingpong: done/$label DC $m: done/" <<<"$out")" "#*"
 	done

@@ -25,6 +25,15 @@
 # 3. DC on the bond's GIDs (native devices, srnic0 on the active slave):
 #    the DCT's replies leave through the bond (srnic_dc_pingpong ping and
 #    badkey; bond0 sends at least what srnic0 does).
+# 4. srnic bound to a bridge's port (srnic1 on vethD): ib_core gives the
+#    bridge's addresses to the port's device, and what arrives on br0 is the
+#    one srnic device's below it. RC pingpong, rping, UD multicast on br0,
+#    and DC with the DCT on the port's device (its replies leave through
+#    br0). Before 2026-12-07 srnic dropped every packet handed up on a
+#    bridge it was not bound to, and a DCT there answered from the port.
+# 5. A bond without an active slave (balance-xor) and one srnic device on
+#    its slaves (srnic0 on vethC): the bond's GIDs are that device's, and
+#    what arrives on the bond too. RC pingpong, rping, doctor's netdev_bond.
 set -u
 cd "$(dirname "$0")/../.." || exit 1
 # shellcheck source=tests/vm/lib.sh
@@ -161,5 +170,71 @@ sa=$(delta srnic0 sent_pkts) tx=$(($(ip netns exec nsA cat /sys/class/net/bond0/
 t_check "DC: srnic0 sent packets (>= 100)" test "$sa" -ge 100
 t_check "DC: bond0 sent every packet srnic0 did, its DCT's replies too ($tx >= $sa)" \
 	test "$tx" -ge "$sa"
+
+# 4. On a bridge's port: srnic1 on vethD, below br0 (srnic0 on the active
+# slave vethE); the only srnic device below br0, so what arrives there is its
+t_check "srnic0 on vethE (the active slave), srnic1 on vethD (a port of br0)" bash -c '
+	ip netns exec nsA rdma link delete srnic0 && ip netns exec nsB rdma link delete srnic1 &&
+	ip netns exec nsA rdma link add srnic0 type srnic netdev vethE &&
+	ip netns exec nsB rdma link add srnic1 type srnic netdev vethD'
+t_check "the kernel log says vethD is a port of bridge br0 (whose addresses it gets)" \
+	bash -c 'dmesg | grep -q "vethD is a port of bridge br0: the bridge.s addresses are this device.s GIDs"'
+G0=$(ready roce_gid_index srnic0 10.98.0.1)
+G1=$(ready roce_gid_index srnic1 10.98.0.2)
+t_check "the bridge's GID is its port's device's (srnic1 #$G1)" test -n "$G1"
+t_eq "srnic1's GID #$G1 is on br0" "$(gid_ndev srnic1 "${G1:-0}")" br0
+traffic "on the bridge port vethD" srnic0 "${G0:-0}" srnic1 "${G1:-0}"
+t_check "on the bridge port vethD: srnic1 received the pingpong's packets (>= 400)" \
+	test "$(delta srnic1 rcvd_pkts)" -ge 400
+t_check "srnicctl doctor: srnic1's netdev_bridge is ok (the only srnic device on br0's ports)" \
+	doctor_has nsB srnic1 netdev_bridge ok "vethD is a port of bridge br0" \
+	"the only srnic device on its ports"
+# UD multicast, receivers on srnic1: srnic joins the IP group on br0 too
+if [ -x "$MV" ]; then
+	out=$(with_timeout 300 ip netns exec nsB "$MV" srnic1 br0 srnic0 "${G0:-0}" 2>&1)
+	t_from_output mcast_verbs $? "$(sed -E "s/^(ok|not ok) /\1 [bridge] /" <<<"$out")" 'caps:*'
+fi
+# a second device below br0 shares its GIDs: doctor warns
+t_check "srnic3 on vethF, the bridge's other port" \
+	ip netns exec nsB rdma link add srnic3 type srnic netdev vethF
+t_check "srnicctl doctor: srnic1's netdev_bridge warns that srnic3 shares br0's GIDs" \
+	doctor_has nsB srnic1 netdev_bridge warn "the GIDs of srnic1 and of srnic3 on vethF" \
+	"one device on the bridge"
+t_check "rdma link delete srnic3" ip netns exec nsB rdma link delete srnic3
+# DC with the DCT on the port's device: its replies leave through br0
+t_check "native devices: srnic0 on vethE, srnic1 on vethD" bash -c '
+	ip netns exec nsA rdma link delete srnic0 && ip netns exec nsB rdma link delete srnic1 &&
+	ip netns exec nsA rdma link add srnic0 type srnic_native netdev vethE &&
+	ip netns exec nsB rdma link add srnic1 type srnic_native netdev vethD'
+G0=$(ready roce_gid_index srnic0 10.98.0.1)
+G1=$(ready roce_gid_index srnic1 10.98.0.2)
+snap
+tx0=$(ip netns exec nsB cat /sys/class/net/br0/statistics/tx_packets)
+dc_ping_badkey bridge "${G0:-0}" "${G1:-0}" reverse
+sb=$(delta srnic1 sent_pkts) tx=$(($(ip netns exec nsB cat /sys/class/net/br0/statistics/tx_packets) - tx0))
+t_check "DC: srnic1 sent packets (>= 100)" test "$sb" -ge 100
+t_check "DC: br0 sent every packet srnic1 did, its DCT's replies too ($tx >= $sb)" \
+	test "$tx" -ge "$sb"
+
+# 5. A bond without an active slave (balance-xor): ib_core gives the bond's
+# addresses to every slave's device; with one srnic device on its slaves
+# (srnic0 on vethC), what arrives on bond0 is that device's
+t_check "bond0 made again in mode balance-xor; srnic0 on its slave vethC, srnic1 on vethD" bash -c '
+	ip netns exec nsA rdma link delete srnic0 && ip netns exec nsB rdma link delete srnic1 &&
+	ip -n nsA link set bond0 down && ip -n nsA link set vethC nomaster &&
+	ip -n nsA link set vethE nomaster &&
+	ip -n nsA link set bond0 type bond mode balance-xor &&
+	ip -n nsA link set vethC master bond0 && ip -n nsA link set vethE master bond0 &&
+	ip -n nsA link set bond0 up &&
+	ip -n nsA neigh flush dev bond0 && ip -n nsB neigh flush dev br0 &&
+	ip netns exec nsA rdma link add srnic0 type srnic netdev vethC &&
+	ip netns exec nsB rdma link add srnic1 type srnic netdev vethD'
+G0=$(ready roce_gid_index srnic0 10.98.0.1)
+G1=$(ready roce_gid_index srnic1 10.98.0.2)
+t_check "balance-xor: the bond's GID is srnic0's (#$G0)" test -n "$G0"
+t_check "srnicctl doctor: srnic0's netdev_bond is ok (the only srnic device on bond0's slaves)" \
+	doctor_has nsA srnic0 netdev_bond ok "vethC is a slave of bond0 (balance-xor), which has no active slave" \
+	"the only srnic device on its slaves"
+traffic "balance-xor, on the slave vethC" srnic0 "${G0:-0}" srnic1 "${G1:-0}"
 srnic_pair_down
 t_summary

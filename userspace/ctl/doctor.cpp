@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cstdlib>
+#include <map>
 #include <memory>
 
 #include <CLI/CLI.hpp>
@@ -157,32 +158,51 @@ DoctorCheck check_netdev(const std::string &dev, const Result<DeviceView> &view)
   return ok("netdev", dev, fmt::format("bound to netdev {}", nd));
 }
 
-// netdev_bond: nd is a slave of a bond. ib_core lists the bond's addresses among the GIDs of
-// its active slave's device (every slave's, in the modes without one), and srnic takes what
-// arrives on the bond for the active slave's device: a mode without an active slave leaves the
-// device GIDs it receives nothing on.
-DoctorCheck check_bond_slave(const DeviceView::BondSlave &b, const std::string &dev,
-                             const std::string &nd) {
-  if (b.mode == "active-backup" || b.mode == "balance-tlb" || b.mode == "balance-alb")
-    return ok("netdev_bond", dev,
-              fmt::format("{} is a slave of {} ({}): the bond's addresses are {}'s GIDs while {} "
-                          "is its active slave{}",
-                          nd, b.bond, b.mode, dev, nd,
-                          b.state.empty() ? "" : fmt::format(" (now {})", b.state)));
-  return problem(CheckStatus::warn, "netdev_bond", dev,
-                 fmt::format("{} is a slave of {} in mode {}, which has no active slave: the "
-                             "bond's addresses are among {}'s GIDs, but srnic gives nothing "
-                             "that arrives on the bond to a slave's device",
-                             nd, b.bond, b.mode, dev),
+// The srnic devices by the netdev each is bound to.
+using DevicesByNetdev = std::map<std::string, std::string>;
+
+// netdev_bond, netdev_bridge: nd is a bond's slave or a bridge's port. ib_core lists the
+// master's addresses among the GIDs of the devices below it: of the active slave's device
+// only in the bond modes with one (active-backup, tlb, alb), otherwise of every one. srnic
+// gives what arrives on the master to the active slave's device, or else to the one srnic
+// device below the master: two or more share its GIDs and get none of it.
+DoctorCheck check_port_of(const DeviceView::PortOf &p, const std::string &dev,
+                          const std::string &nd, const DevicesByNetdev &by_netdev) {
+  std::string check = p.bridge ? "netdev_bridge" : "netdev_bond";
+  std::string kind = p.bridge ? "bridge" : "bond";
+  std::string what = p.bridge ? fmt::format("{} is a port of bridge {}", nd, p.master)
+                              : fmt::format("{} is a slave of {} ({})", nd, p.master, p.mode);
+  if (!p.bridge &&
+      (p.mode == "active-backup" || p.mode == "balance-tlb" || p.mode == "balance-alb"))
+    return ok(check, dev,
+              fmt::format("{}: the bond's addresses are {}'s GIDs while {} is its active "
+                          "slave{}",
+                          what, dev, nd,
+                          p.state.empty() ? "" : fmt::format(" (now {})", p.state)));
+  std::vector<std::string> others;
+  for (const std::string &port : p.ports)
+    if (auto it = by_netdev.find(port); port != nd && it != by_netdev.end())
+      others.push_back(fmt::format("{} on {}", it->second, port));
+  if (others.empty())
+    return ok(check, dev,
+              fmt::format("{}{}: the {}'s addresses are {}'s GIDs, and what arrives on {} is "
+                          "{}'s (the only srnic device on its {})",
+                          what, p.bridge ? "" : ", which has no active slave", kind, dev,
+                          p.master, dev, p.bridge ? "ports" : "slaves"));
+  return problem(CheckStatus::warn, check, dev,
+                 fmt::format("{}{}: the {}'s addresses are the GIDs of {} and of {}, and srnic "
+                             "gives what arrives on {} to none of them",
+                             what, p.bridge ? "" : ", which has no active slave", kind, dev,
+                             fmt::join(others, ", "), p.master),
                  fmt::format("srnicctl dev del {0} && srnicctl dev add {0} netdev {1} (one "
-                             "device on the bond)",
-                             dev, b.bond));
+                             "device on the {2})",
+                             dev, p.master, kind));
 }
 
 // The checks of the bound netdev nd once it exists: netdev_up, netdev_vlan (a VLAN only),
-// netdev_bond (a bond's slave only), mtu.
+// netdev_bond or netdev_bridge (a bond's slave or a bridge's port only), mtu.
 void check_netdev_state(const DeviceView &v, const std::string &dev, const std::string &nd,
-                        std::vector<DoctorCheck> &out) {
+                        const DevicesByNetdev &by_netdev, std::vector<DoctorCheck> &out) {
   std::string oper = v.operstate.value_or("unknown");
   if (v.admin_up && !*v.admin_up)
     out.push_back(problem(CheckStatus::fail, "netdev_up", dev,
@@ -208,8 +228,8 @@ void check_netdev_state(const DeviceView &v, const std::string &dev, const std::
                                       "tagged)",
                                       dev, v.vlan_of->empty() ? "REAL_NETDEV" : real)));
   }
-  if (v.bond_of)
-    out.push_back(check_bond_slave(*v.bond_of, dev, nd));
+  if (v.port_of)
+    out.push_back(check_port_of(*v.port_of, dev, nd, by_netdev));
   if (!v.mtu)
     return;
   unsigned int ib = ib_mtu_for(*v.mtu);
@@ -261,7 +281,8 @@ DoctorCheck check_native_provider(const fs::path &root, const std::string &dev,
 
 // Appends the checks of one srnic device.
 void check_device(const Sysfs &sysfs, const fs::path &root, const std::string &dev,
-                  const DoctorOptions &opts, std::vector<DoctorCheck> &out) {
+                  const DoctorOptions &opts, const DevicesByNetdev &by_netdev,
+                  std::vector<DoctorCheck> &out) {
   std::size_t first = out.size();
   Result<DeviceView> view = read_device_view(sysfs, dev);
   out.push_back(check_netdev(dev, view));
@@ -270,7 +291,7 @@ void check_device(const Sysfs &sysfs, const fs::path &root, const std::string &d
   const DeviceView &v = *view;
   std::string nd = v.netdev.value_or("");
   if (out.back().status == CheckStatus::ok)
-    check_netdev_state(v, dev, nd, out);
+    check_netdev_state(v, dev, nd, by_netdev, out);
   if (v.provider == "native")
     out.push_back(check_native_provider(root, dev, opts));
 
@@ -402,8 +423,12 @@ std::vector<DoctorCheck> run_doctor(const Sysfs &sysfs, const fs::path &root,
     return checks;
   }
   checks.push_back(ok("srnic_devices", "", fmt::format("{}", fmt::join(*devs, ", "))));
+  DevicesByNetdev by_netdev;
   for (const std::string &d : *devs)
-    check_device(sysfs, root, d, opts, checks);
+    if (Result<DeviceView> v = read_device_view(sysfs, d); v && v->netdev)
+      by_netdev.emplace(*v->netdev, d);
+  for (const std::string &d : *devs)
+    check_device(sysfs, root, d, opts, by_netdev, checks);
   return checks;
 }
 

@@ -168,13 +168,21 @@ void read_netdev_state(const Sysfs &sysfs, DeviceView &v) {
     std::string upper = n.substr(6);
     if (!safe_name(upper))
       continue;
-    std::optional<std::string> mode =
-        read_optional(sysfs, std::filesystem::path("class/net") / upper / "bonding/mode");
-    if (!mode)
+    std::filesystem::path up = std::filesystem::path("class/net") / upper;
+    std::optional<std::string> mode = read_optional(sysfs, up / "bonding/mode");
+    bool bridge = !mode && sysfs.exists(up / "bridge");
+    if (!mode && !bridge)
       continue;
-    v.bond_of = DeviceView::BondSlave{upper, mode->substr(0, mode->find(' ')),
-                                      read_optional(sysfs, net / "bonding_slave/state")
-                                          .value_or("")};
+    DeviceView::PortOf p{upper, bridge, "", "", {}};
+    if (mode) {
+      p.mode = mode->substr(0, mode->find(' '));
+      p.state = read_optional(sysfs, net / "bonding_slave/state").value_or("");
+    }
+    if (Result<std::vector<std::string>> lowers = sysfs.list_dir(up))
+      for (const std::string &l : *lowers)
+        if (l.starts_with("lower_"))
+          p.ports.push_back(l.substr(6));
+    v.port_of = std::move(p);
   }
 }
 

@@ -95,15 +95,18 @@ struct DeviceView {
   // The netdev is an 802.1Q VLAN (DEVTYPE=vlan in its uevent): its real netdev (the
   // lower_<name> link), or "" when that is not listed
   std::optional<std::string> vlan_of;
-  // The netdev is a slave of a bond (an upper_<name> link to a netdev with bonding/): the
-  // bond, its mode (the first word of bonding/mode: "active-backup", "802.3ad", ...) and this
-  // slave's state (bonding_slave/state: "active" or "backup"; "" when not listed)
-  struct BondSlave {
-    std::string bond;
+  // The netdev is a bond's slave or a bridge's port (an upper_<name> link to a netdev with
+  // bonding/ or bridge/): the master; for a bond its mode (the first word of bonding/mode:
+  // "active-backup", "802.3ad", ...) and this slave's state (bonding_slave/state: "active" or
+  // "backup"; "" when not listed); the master's ports (its lower_<name> links)
+  struct PortOf {
+    std::string master;
+    bool bridge = false;
     std::string mode;
     std::string state;
+    std::vector<std::string> ports;
   };
-  std::optional<BondSlave> bond_of;
+  std::optional<PortOf> port_of;
   std::vector<PortView> ports;
   // roce_np/enable; nullopt when absent. For an other device, the knobs mlx5 keeps under
   // class/net/<netdev>/ecn/roce_np/: enable is a file, or a directory of one file per

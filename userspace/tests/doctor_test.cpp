@@ -85,39 +85,92 @@ TEST_F(Doctor, BoundToVlanWarns) {
 }
 
 // srnic bound to a bond's slave: fine in active-backup (the bond's addresses are its GIDs
-// while the slave is active), a warning in a mode without an active slave.
-// vethA made a slave of bond0, whose bonding/mode reads mode_line.
+// while the slave is active), and in a mode without an active slave while it is the only
+// srnic device on the bond's slaves; a warning when another one shares the GIDs.
+// vethA made a slave of bond0, whose bonding/mode reads mode_line, beside vethB.
 static void enslave(test::FakeHost &host, const std::string &mode_line) {
   host.netdev("bond0", true, "up", 1500);
   host.dir().write("sys/class/net/bond0/bonding/mode", mode_line + "\n");
   host.dir().mkdir("sys/class/net/vethA/upper_bond0");
+  host.dir().mkdir("sys/class/net/bond0/lower_vethA");
+  host.dir().mkdir("sys/class/net/bond0/lower_vethB");
+}
+
+// A second srnic device, srnic1, bound to netdev nd.
+static void second_device(test::FakeHost &host, const std::string &nd) {
+  host.dir().write("sys/class/infiniband/srnic1/srnic/netdev", nd + "\n");
+  host.netdev(nd, true, "up", 1500);
 }
 
 TEST_F(Doctor, BondSlaveActiveBackupOk) {
   enslave(host_, "active-backup 1");
+  second_device(host_, "vethB"); // the backup slave's device: not a sharer in this mode
   host_.dir().write("sys/class/net/vethA/bonding_slave/state", "backup\n");
   std::vector<DoctorCheck> checks = run();
   const DoctorCheck &c = find(checks, "netdev_bond");
   EXPECT_EQ(c.status, CheckStatus::ok);
   EXPECT_THAT(c.detail, HasSubstr("vethA is a slave of bond0 (active-backup)"));
   EXPECT_THAT(c.detail, HasSubstr("(now backup)"));
+}
+
+TEST_F(Doctor, BondSlaveWithoutActiveSlaveAloneOk) {
+  enslave(host_, "802.3ad 4");
+  std::vector<DoctorCheck> checks = run();
+  const DoctorCheck c = find(checks, "netdev_bond");
+  EXPECT_EQ(c.status, CheckStatus::ok);
+  EXPECT_THAT(c.detail, HasSubstr("vethA is a slave of bond0 (802.3ad), which has no active "
+                                  "slave"));
+  EXPECT_THAT(c.detail, HasSubstr("what arrives on bond0 is srnic0's (the only srnic device on "
+                                  "its slaves)"));
   EXPECT_EQ(count_problems(checks), 0u);
 }
 
-TEST_F(Doctor, BondSlaveWithoutActiveSlaveWarns) {
+TEST_F(Doctor, BondSlaveWithoutActiveSlaveSharedWarns) {
   enslave(host_, "802.3ad 4");
-  const DoctorCheck c = find(run(), "netdev_bond");
+  second_device(host_, "vethB");
+  std::vector<DoctorCheck> checks = run();
+  const DoctorCheck c = find(checks, "netdev_bond");
   EXPECT_EQ(c.status, CheckStatus::warn);
-  EXPECT_THAT(c.detail, HasSubstr("vethA is a slave of bond0 in mode 802.3ad"));
+  EXPECT_THAT(c.detail, HasSubstr("the GIDs of srnic0 and of srnic1 on vethB"));
   EXPECT_THAT(c.fix, HasSubstr("srnicctl dev add srnic0 netdev bond0 (one device on the bond)"));
 }
 
-// An upper that is not a bond (a VLAN on the netdev, a bridge) is no bond check.
+// srnic bound to a bridge's port: the bridge's addresses are its GIDs.
+static void bridge_port(test::FakeHost &host) {
+  host.netdev("br0", true, "up", 1500);
+  host.dir().mkdir("sys/class/net/br0/bridge");
+  host.dir().mkdir("sys/class/net/vethA/upper_br0");
+  host.dir().mkdir("sys/class/net/br0/lower_vethA");
+  host.dir().mkdir("sys/class/net/br0/lower_vethB");
+}
+
+TEST_F(Doctor, BridgePortAloneOk) {
+  bridge_port(host_);
+  std::vector<DoctorCheck> checks = run();
+  const DoctorCheck c = find(checks, "netdev_bridge");
+  EXPECT_EQ(c.status, CheckStatus::ok);
+  EXPECT_THAT(c.detail, HasSubstr("vethA is a port of bridge br0: the bridge's addresses are "
+                                  "srnic0's GIDs"));
+  EXPECT_THROW(find(checks, "netdev_bond"), std::runtime_error);
+  EXPECT_EQ(count_problems(checks), 0u);
+}
+
+TEST_F(Doctor, BridgePortSharedWarns) {
+  bridge_port(host_);
+  second_device(host_, "vethB");
+  const DoctorCheck c = find(run(), "netdev_bridge");
+  EXPECT_EQ(c.status, CheckStatus::warn);
+  EXPECT_THAT(c.detail, HasSubstr("srnic gives what arrives on br0 to none of them"));
+  EXPECT_THAT(c.fix, HasSubstr("srnicctl dev add srnic0 netdev br0 (one device on the bridge)"));
+}
+
+// An upper that is not a bond or a bridge (a VLAN on the netdev) is no bond or bridge check.
 TEST_F(Doctor, UpperNotBondNoCheck) {
   host_.netdev("vethA.100", true, "up", 1500);
   host_.dir().mkdir("sys/class/net/vethA/upper_vethA.100");
   std::vector<DoctorCheck> checks = run();
   EXPECT_THROW(find(checks, "netdev_bond"), std::runtime_error);
+  EXPECT_THROW(find(checks, "netdev_bridge"), std::runtime_error);
   EXPECT_EQ(count_problems(checks), 0u);
 }
 
