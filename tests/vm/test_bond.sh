@@ -83,6 +83,31 @@ traffic() {
 		rping -c -a 10.98.0.1 -C 20 -S 1024 -V
 }
 
+# relink TYPE NDEV_A NDEV_B: srnic0 (nsA) and srnic1 (nsB) made again, of
+# rdma link type TYPE, on NDEV_A and NDEV_B
+relink() {
+	ip netns exec nsA rdma link delete srnic0 && ip netns exec nsB rdma link delete srnic1 &&
+		ip netns exec nsA rdma link add srnic0 type "$1" netdev "$2" &&
+		ip netns exec nsB rdma link add srnic1 type "$1" netdev "$3"
+}
+
+# dc_through LABEL NS MASTER DEV [reverse]: dc_ping_badkey on the native
+# devices' GIDs of 10.98.0.1 and .2; MASTER (a bond or bridge in NS) must
+# have sent every packet DEV, the DCT's device, did: its replies too
+dc_through() {
+	local label=$1 ns=$2 master=$3 dev=$4 g0 g1 tx0 tx n
+	local stat=/sys/class/net/$3/statistics/tx_packets
+	g0=$(ready roce_gid_index srnic0 10.98.0.1)
+	g1=$(ready roce_gid_index srnic1 10.98.0.2)
+	snap
+	tx0=$(ip netns exec "$ns" cat "$stat")
+	dc_ping_badkey "$label" "${g0:-0}" "${g1:-0}" ${5:+"$5"}
+	n=$(delta "$dev" sent_pkts) tx=$(($(ip netns exec "$ns" cat "$stat") - tx0))
+	t_check "DC: $dev sent packets (>= 100)" test "$n" -ge 100
+	t_check "DC: $master sent every packet $dev did, its DCT's replies too ($tx >= $n)" \
+		test "$tx" -ge "$n"
+}
+
 SNAP_DEVS="srnic0 srnic1 srnic2"
 dmesg -C
 # no bond0 of the module's own in the root namespace
@@ -156,27 +181,14 @@ t_eq "no ICRC errors" "$(counter srnic0 rcvd_icrc_err)$(counter srnic1 rcvd_icrc
 # (a wrong key's NAK), leave through the bond that handed the request up;
 # sent from the slave itself they found no neighbour (the slave has no
 # address; ARP replies go to the bond) and the DCI timed out
-t_check "native devices: srnic0 on vethE, srnic1 on br0 (srnic2 deleted)" bash -c '
-	ip netns exec nsA rdma link delete srnic2 && ip netns exec nsA rdma link delete srnic0 &&
-	ip netns exec nsB rdma link delete srnic1 &&
-	ip netns exec nsA rdma link add srnic0 type srnic_native netdev vethE &&
-	ip netns exec nsB rdma link add srnic1 type srnic_native netdev br0'
-G0=$(ready roce_gid_index srnic0 10.98.0.1)
-G1=$(ready roce_gid_index srnic1 10.98.0.2)
-snap
-tx0=$(ip netns exec nsA cat /sys/class/net/bond0/statistics/tx_packets)
-dc_ping_badkey bond "${G0:-0}" "${G1:-0}"
-sa=$(delta srnic0 sent_pkts) tx=$(($(ip netns exec nsA cat /sys/class/net/bond0/statistics/tx_packets) - tx0))
-t_check "DC: srnic0 sent packets (>= 100)" test "$sa" -ge 100
-t_check "DC: bond0 sent every packet srnic0 did, its DCT's replies too ($tx >= $sa)" \
-	test "$tx" -ge "$sa"
+t_check "rdma link delete srnic2" ip netns exec nsA rdma link delete srnic2
+t_check "native devices: srnic0 on vethE, srnic1 on br0" relink srnic_native vethE br0
+dc_through bond nsA bond0 srnic0
 
 # 4. On a bridge's port: srnic1 on vethD, below br0 (srnic0 on the active
 # slave vethE); the only srnic device below br0, so what arrives there is its
-t_check "srnic0 on vethE (the active slave), srnic1 on vethD (a port of br0)" bash -c '
-	ip netns exec nsA rdma link delete srnic0 && ip netns exec nsB rdma link delete srnic1 &&
-	ip netns exec nsA rdma link add srnic0 type srnic netdev vethE &&
-	ip netns exec nsB rdma link add srnic1 type srnic netdev vethD'
+t_check "srnic0 on vethE (the active slave), srnic1 on vethD (a port of br0)" \
+	relink srnic vethE vethD
 t_check "the kernel log says vethD is a port of bridge br0 (whose addresses it gets)" \
 	bash -c 'dmesg | grep -q "vethD is a port of bridge br0: the bridge.s addresses are this device.s GIDs"'
 G0=$(ready roce_gid_index srnic0 10.98.0.1)
@@ -202,33 +214,20 @@ t_check "srnicctl doctor: srnic1's netdev_bridge warns that srnic3 shares br0's 
 	"one device on the bridge"
 t_check "rdma link delete srnic3" ip netns exec nsB rdma link delete srnic3
 # DC with the DCT on the port's device: its replies leave through br0
-t_check "native devices: srnic0 on vethE, srnic1 on vethD" bash -c '
-	ip netns exec nsA rdma link delete srnic0 && ip netns exec nsB rdma link delete srnic1 &&
-	ip netns exec nsA rdma link add srnic0 type srnic_native netdev vethE &&
-	ip netns exec nsB rdma link add srnic1 type srnic_native netdev vethD'
-G0=$(ready roce_gid_index srnic0 10.98.0.1)
-G1=$(ready roce_gid_index srnic1 10.98.0.2)
-snap
-tx0=$(ip netns exec nsB cat /sys/class/net/br0/statistics/tx_packets)
-dc_ping_badkey bridge "${G0:-0}" "${G1:-0}" reverse
-sb=$(delta srnic1 sent_pkts) tx=$(($(ip netns exec nsB cat /sys/class/net/br0/statistics/tx_packets) - tx0))
-t_check "DC: srnic1 sent packets (>= 100)" test "$sb" -ge 100
-t_check "DC: br0 sent every packet srnic1 did, its DCT's replies too ($tx >= $sb)" \
-	test "$tx" -ge "$sb"
+t_check "native devices: srnic0 on vethE, srnic1 on vethD" relink srnic_native vethE vethD
+dc_through bridge nsB br0 srnic1 reverse
 
 # 5. A bond without an active slave (balance-xor): ib_core gives the bond's
 # addresses to every slave's device; with one srnic device on its slaves
 # (srnic0 on vethC), what arrives on bond0 is that device's
-t_check "bond0 made again in mode balance-xor; srnic0 on its slave vethC, srnic1 on vethD" bash -c '
-	ip netns exec nsA rdma link delete srnic0 && ip netns exec nsB rdma link delete srnic1 &&
+t_check "bond0 made again in mode balance-xor (vethC, vethE)" bash -c '
 	ip -n nsA link set bond0 down && ip -n nsA link set vethC nomaster &&
 	ip -n nsA link set vethE nomaster &&
 	ip -n nsA link set bond0 type bond mode balance-xor &&
 	ip -n nsA link set vethC master bond0 && ip -n nsA link set vethE master bond0 &&
 	ip -n nsA link set bond0 up &&
-	ip -n nsA neigh flush dev bond0 && ip -n nsB neigh flush dev br0 &&
-	ip netns exec nsA rdma link add srnic0 type srnic netdev vethC &&
-	ip netns exec nsB rdma link add srnic1 type srnic netdev vethD'
+	ip -n nsA neigh flush dev bond0 && ip -n nsB neigh flush dev br0'
+t_check "srnic0 on the slave vethC, srnic1 on vethD" relink srnic vethC vethD
 G0=$(ready roce_gid_index srnic0 10.98.0.1)
 G1=$(ready roce_gid_index srnic1 10.98.0.2)
 t_check "balance-xor: the bond's GID is srnic0's (#$G0)" test -n "$G0"
