@@ -673,6 +673,8 @@ snap() {
 	declare -gA "$name=()"
 	local -n _s=$name
 	for d in $SNAP_DEVS; do
+		# a device not made yet, or deleted: not in the snapshot
+		[ -d "/sys/class/infiniband/$d" ] || continue
 		for f in /sys/class/infiniband/"$d"/ports/1/hw_counters/*; do
 			read -r v <"$f" && _s[$d.${f##*/}]=$v
 		done
