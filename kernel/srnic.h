@@ -170,6 +170,9 @@ enum srnic_mode {
  * @net: network namespace whose UDP 4791 sockets this device holds a
  *	reference on, or NULL once released (srnic_net_put()); protected by
  *	srnic_net_mutex
+ * @live_node: in srnic_registry.c's list of devices with a namespace
+ *	(from srnic_net_get() to srnic_net_put()), which the receive path
+ *	walks under RCU (srnic_dev_get_below())
  * @port_state: last port state dispatched as an event; protected by RTNL
  * @srq_xa: SRQ number -> struct srnic_srq (srnic_srq.c); an allocating
  *	xarray, protected by its own lock; an SRQ is published once complete
@@ -221,6 +224,7 @@ struct srnic_dev {
 	struct net_device	*ndev;
 	netdevice_tracker	ndev_tracker;
 	struct net		*net;
+	struct hlist_node	live_node;
 	enum ib_port_state	port_state;
 	struct xarray		srq_xa;
 	u32			srq_next;
@@ -311,6 +315,9 @@ int srnic_registry_init(void);
 void srnic_registry_exit(void);
 struct srnic_dev *srnic_dev_get_by_netdev(struct net_device *ndev);
 struct net_device *srnic_port_master(struct net_device *ndev);
+void srnic_registry_add(struct srnic_dev *sdev);
+void srnic_registry_del(struct srnic_dev *sdev);
+struct srnic_dev *srnic_dev_get_below(struct net_device *master);
 struct ib_device *srnic_other_dev_get_by_netdev(struct net_device *ndev);
 
 /* srnic_counters.c */

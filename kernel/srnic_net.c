@@ -129,6 +129,7 @@ int srnic_net_get(struct srnic_dev *sdev, struct net *net)
 	}
 	sn->users++;
 	sdev->net = net;
+	srnic_registry_add(sdev);
 	err = 0;
 out_unlock:
 	mutex_unlock(&srnic_net_mutex);
@@ -150,6 +151,7 @@ void srnic_net_put(struct srnic_dev *sdev)
 	if (!sdev->net)
 		goto out_unlock;
 	sn = net_generic(sdev->net, srnic_net_id);
+	srnic_registry_del(sdev);
 	sdev->net = NULL;
 	if (!WARN_ON(!sn->users) && !--sn->users)
 		srnic_net_close(sn);

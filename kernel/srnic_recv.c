@@ -619,30 +619,6 @@ static struct net_device *srnic_recv_loopback_ndev(struct sk_buff *skb)
 	return ndev && !(ndev->flags & IFF_LOOPBACK) ? ndev : NULL;
 }
 
-/* What srnic_recv_lower_dev() found below a bond or bridge. */
-struct srnic_recv_lower {
-	struct srnic_dev	*sdev;
-	bool			more;
-};
-
-/* netdev_walk_all_lower_dev_rcu() callback: a srnic device on @lower? */
-static int srnic_recv_lower_dev(struct net_device *lower,
-				struct netdev_nested_priv *priv)
-{
-	struct srnic_recv_lower *found = priv->data;
-	struct srnic_dev *sdev = srnic_dev_get_by_netdev(lower);
-
-	if (!sdev)
-		return 0;
-	if (found->sdev) {
-		ib_device_put(&sdev->ib_dev);
-		found->more = true;
-		return 1;	/* a second one: stop */
-	}
-	found->sdev = sdev;
-	return 0;
-}
-
 /*
  * The device a packet handed up on @master, a bond or a bridge with no
  * device of its own, is for. ib_core lists the master's addresses among
@@ -655,8 +631,6 @@ static int srnic_recv_lower_dev(struct net_device *lower,
  */
 static struct srnic_dev *srnic_recv_master_dev(struct net_device *master)
 {
-	struct srnic_recv_lower found = {};
-	struct netdev_nested_priv priv = { .data = &found };
 	struct net_device *slave;
 
 	if (netif_is_bond_master(master)) {
@@ -666,12 +640,7 @@ static struct srnic_dev *srnic_recv_master_dev(struct net_device *master)
 	} else if (!netif_is_bridge_master(master)) {
 		return NULL;
 	}
-	netdev_walk_all_lower_dev_rcu(master, srnic_recv_lower_dev, &priv);
-	if (found.more) {
-		ib_device_put(&found.sdev->ib_dev);
-		return NULL;
-	}
-	return found.sdev;
+	return srnic_dev_get_below(master);
 }
 
 /*

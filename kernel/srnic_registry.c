@@ -6,7 +6,8 @@
  * that report their netdev only through the get_netdev op, in the list an
  * ib_client keeps (srnic_other_dev_get_by_netdev(): srnic refuses a netdev
  * that has one, see srnic_main.c). And the bond or bridge a netdev is a
- * port of (srnic_port_master(): the device and DC code).
+ * port of (srnic_port_master(): the device and DC code), and the one
+ * device below a bond or bridge (srnic_dev_get_below(): the receive path).
  *
  * Beneath the device, link and receive code, which all ask it; it asks
  * nothing of theirs.
@@ -36,6 +37,64 @@ struct srnic_dev *srnic_dev_get_by_netdev(struct net_device *ndev)
 		return NULL;
 	}
 	return to_srnic_dev(ibdev);
+}
+
+/* Serializes changes to srnic_live_devs; readers walk it under RCU. */
+static DEFINE_MUTEX(srnic_live_mutex);
+/* Every srnic device between srnic_net_get() and srnic_net_put(). */
+static HLIST_HEAD(srnic_live_devs);
+
+/**
+ * srnic_registry_add() - list a device whose netdev's namespace it joined
+ * @sdev: the device (srnic_net_get())
+ */
+void srnic_registry_add(struct srnic_dev *sdev)
+{
+	mutex_lock(&srnic_live_mutex);
+	hlist_add_head_rcu(&sdev->live_node, &srnic_live_devs);
+	mutex_unlock(&srnic_live_mutex);
+}
+
+/**
+ * srnic_registry_del() - unlist a device (srnic_net_put())
+ * @sdev: the device; listed or not
+ *
+ * A reader may still see it until a grace period has passed: ib_core frees
+ * the device with kfree_rcu(), and the netdev it names outlives it.
+ */
+void srnic_registry_del(struct srnic_dev *sdev)
+{
+	mutex_lock(&srnic_live_mutex);
+	if (!hlist_unhashed(&sdev->live_node))
+		hlist_del_init_rcu(&sdev->live_node);
+	mutex_unlock(&srnic_live_mutex);
+}
+
+/**
+ * srnic_dev_get_below() - the one srnic device below a bond or bridge
+ * @master: the bond or bridge
+ *
+ * Walks srnic's devices, not @master's ports: a bridge may have hundreds of
+ * ports, and this runs for each packet handed up on one that has no device
+ * of its own (srnic_recv.c).
+ *
+ * Context: RCU read side.
+ * Return: the device with a reference held, or NULL: none below @master,
+ * or two or more (they share its GIDs).
+ */
+struct srnic_dev *srnic_dev_get_below(struct net_device *master)
+{
+	struct srnic_dev *sdev, *found = NULL;
+
+	hlist_for_each_entry_rcu(sdev, &srnic_live_devs, live_node) {
+		if (!net_eq(dev_net(sdev->ndev), dev_net(master)) ||
+		    !netdev_has_upper_dev_all_rcu(sdev->ndev, master))
+			continue;
+		if (found)
+			return NULL;
+		found = sdev;
+	}
+	return found && ib_device_try_get(&found->ib_dev) ? found : NULL;
 }
 
 /**
@@ -172,4 +231,6 @@ int srnic_registry_init(void)
 void srnic_registry_exit(void)
 {
 	ib_unregister_client(&srnic_client);
+	/* every device let go of its namespace at dealloc, at the latest */
+	WARN_ON(!hlist_empty(&srnic_live_devs));
 }
