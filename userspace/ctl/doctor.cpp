@@ -172,6 +172,14 @@ DoctorCheck check_port_of(const DeviceView::PortOf &p, const std::string &dev,
   std::string kind = p.bridge ? "bridge" : "bond";
   std::string what = p.bridge ? fmt::format("{} is a port of bridge {}", nd, p.master)
                               : fmt::format("{} is a slave of {} ({})", nd, p.master, p.mode);
+  // a device on the master itself takes everything that arrives there
+  if (auto own = by_netdev.find(p.master); own != by_netdev.end())
+    return problem(CheckStatus::warn, check, dev,
+                   fmt::format("{}: {} has a device of its own, {}, which takes what arrives "
+                               "on it; {} gets none of it",
+                               what, p.master, own->second, dev),
+                   fmt::format("srnicctl dev del {} (the device on the {} serves it)", dev,
+                               kind));
   if (!p.bridge &&
       (p.mode == "active-backup" || p.mode == "balance-tlb" || p.mode == "balance-alb"))
     return ok(check, dev,

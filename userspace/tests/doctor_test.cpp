@@ -155,6 +155,17 @@ TEST_F(Doctor, BridgePortAloneOk) {
   EXPECT_EQ(count_problems(checks), 0u);
 }
 
+// A device on the bridge itself takes what arrives there: the port's device gets nothing.
+TEST_F(Doctor, BridgePortBesideBridgeDeviceWarns) {
+  bridge_port(host_);
+  second_device(host_, "br0");
+  const DoctorCheck c = find(run(), "netdev_bridge");
+  EXPECT_EQ(c.status, CheckStatus::warn);
+  EXPECT_THAT(c.detail, HasSubstr("br0 has a device of its own, srnic1, which takes what "
+                                  "arrives on it; srnic0 gets none of it"));
+  EXPECT_THAT(c.fix, HasSubstr("srnicctl dev del srnic0"));
+}
+
 TEST_F(Doctor, BridgePortSharedWarns) {
   bridge_port(host_);
   second_device(host_, "vethB");
