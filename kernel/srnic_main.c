@@ -65,22 +65,31 @@ static struct rdma_link_ops srnic_native_link_ops = {
 	.newlink = srnic_newlink_native,
 };
 
-/* Tell the devices of a bond's slaves or a bridge's ports: @upper is on it. */
+/* One netdev below a bond or bridge: its device, if any, hears of the upper. */
+static int srnic_lower_uppers_changed(struct net_device *lower,
+				      struct netdev_nested_priv *priv)
+{
+	struct srnic_dev *sdev = srnic_dev_get_by_netdev(lower);
+
+	if (sdev) {
+		srnic_mcast_uppers_changed(sdev, priv->data);
+		ib_device_put(&sdev->ib_dev);
+	}
+	return 0;
+}
+
+/*
+ * Tell the devices below a bond or bridge, at any depth (a bridge over a
+ * bond over the device's netdev), that @upper is on it: receive and the
+ * multicast upper walk look through nested masters, so this must too.
+ */
 static void srnic_master_uppers_changed(struct net_device *master,
 					struct net_device *upper)
 {
-	struct srnic_dev *sdev;
-	struct net_device *port;
-	struct list_head *iter;
+	struct netdev_nested_priv priv = { .data = upper };
 
 	ASSERT_RTNL();
-	netdev_for_each_lower_dev(master, port, iter) {
-		sdev = srnic_dev_get_by_netdev(port);
-		if (sdev) {
-			srnic_mcast_uppers_changed(sdev, upper);
-			ib_device_put(&sdev->ib_dev);
-		}
-	}
+	netdev_walk_all_lower_dev(master, srnic_lower_uppers_changed, &priv);
 }
 
 static int srnic_netdev_event(struct notifier_block *nb, unsigned long event,

@@ -34,6 +34,8 @@
 # 5. A bond without an active slave (balance-xor) and one srnic device on
 #    its slaves (srnic0 on vethC): the bond's GIDs are that device's, and
 #    what arrives on the bond too. RC pingpong, rping, doctor's netdev_bond.
+#    Then a bridge over that bond, and UD multicast on a VLAN of the bridge
+#    made after the attach: srnic0 joins the group there, two masters up.
 set -u
 cd "$(dirname "$0")/../.." || exit 1
 # shellcheck source=tests/vm/lib.sh
@@ -238,5 +240,25 @@ t_check "srnicctl doctor: srnic0's netdev_bond is ok (the only srnic device on b
 	doctor_has nsA srnic0 netdev_bond ok "vethC is a slave of bond0 (balance-xor), which has no active slave" \
 	"the only srnic device on its slaves"
 traffic "balance-xor, on the slave vethC" srnic0 "${G0:-0}" srnic1 "${G1:-0}"
+# A bridge over the bond (brA over bond0 over vethC, srnic0's netdev) and a
+# VLAN made on the bridge after a group's attach: srnic0 joins the group on
+# it, two masters up. vethE leaves the bond first: br0 floods the group's
+# packets out of both its ports, and balance-xor would hand up both copies
+if [ -x "$MV" ]; then
+	t_check "brA, a bridge over bond0 (vethC only), in nsA" bash -c '
+		ip -n nsA link set vethE nomaster &&
+		ip -n nsA link add brA type bridge stp_state 0 &&
+		ip -n nsA link set bond0 master brA && ip -n nsA link set brA up'
+	ip -n nsB link add link br0 name br0.300 type vlan id 300 &&
+		ip -n nsB addr add 10.97.0.2/24 dev br0.300 &&
+		ip -n nsB link set br0.300 up
+	G3=$(ready roce_gid_index srnic1 10.97.0.2)
+	echo 'ip link add link brA name brA.300 type vlan id 300 &&
+		ip addr add 10.97.0.1/24 dev brA.300 && ip link set brA.300 up' >/tmp/late_brvlan.sh
+	out=$(MCAST_VERBS_LATE="sh /tmp/late_brvlan.sh" with_timeout 300 \
+		ip netns exec nsA "$MV" srnic0 brA.300 srnic1 "${G3:-0}" 2>&1)
+	t_from_output mcast_verbs $? \
+		"$(sed -E "s/^(ok|not ok) /\1 [VLAN of a bridge over the bond] /" <<<"$out")" '*'
+fi
 srnic_pair_down
 t_summary
