@@ -207,6 +207,21 @@ static ssize_t netdev_show(struct device *device,
 }
 static DEVICE_ATTR_RO(netdev);
 
+/*
+ * The inode number of the bound netdev's network namespace, as stat() of
+ * /proc/PID/ns/net gives it: a device is seen from every namespace (ib_core's
+ * shared mode), and a tool there tells by this that its netdev lives in
+ * another one rather than being gone, or being a same-named one of its own.
+ */
+static ssize_t netns_show(struct device *device,
+			  struct device_attribute *attr, char *buf)
+{
+	struct srnic_dev *sdev = to_srnic_dev(rdma_device_to_ibdev(device));
+
+	return sysfs_emit(buf, "%u\n", dev_net(sdev->ndev)->ns.inum);
+}
+static DEVICE_ATTR_RO(netns);
+
 /* A number knob from @min to @max, read without a lock. */
 static ssize_t srnic_dev_u32_show(u32 *knob, char *buf)
 {
@@ -367,6 +382,7 @@ static DEVICE_ATTR_RW(dc_idle_ms);
 static struct attribute *srnic_dev_attrs[] = {
 	&dev_attr_version.attr,
 	&dev_attr_netdev.attr,
+	&dev_attr_netns.attr,
 	&dev_attr_repath_timeouts.attr,
 	&srnic_dev_attr_rx_steer.attr.attr,
 	&srnic_dev_attr_rx_spread.attr.attr,

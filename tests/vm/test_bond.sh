@@ -12,7 +12,8 @@
 # 1. srnic bound to the bond itself (srnic0 on bond0) and to a bridge
 #    (srnic1 on br0): the netdev a packet is handed up on is the device's,
 #    although it arrived on a slave or a bridge port. RC pingpong (data
-#    checked), rping (RDMA-CM, data verified).
+#    checked), rping (RDMA-CM, data verified). srnicctl doctor in nsB says
+#    srnic0's netdev is in nsA (before 2026-12-07: "netdev bond0 is gone").
 # 2. srnic bound to the slaves, one device each (srnic0 on vethC, srnic2 on
 #    vethE): ib_core gives the bond's addresses to the active slave's device
 #    only, and what arrives on the bond belongs to that device. The same
@@ -130,6 +131,12 @@ G1=$(ready roce_gid_index srnic1 10.98.0.2)
 t_check "the bond's and the bridge's RoCEv2 GIDs (srnic0 #$G0, srnic1 #$G1)" \
 	test -n "$G0" -a -n "$G1"
 traffic "on bond0 and br0" srnic0 "${G0:-0}" srnic1 "${G1:-0}"
+# both devices are seen from nsB (ib_core's shared mode); srnic0's netdev is
+# in nsA, and doctor in nsB says so instead of failing it as gone
+t_check "srnicctl doctor in nsB: srnic0's netdev bond0 is in nsA, checked there" \
+	doctor_has nsB srnic0 netdev skip "bound to netdev bond0 in network namespace nsA, not this one"
+t_check "srnicctl doctor in nsB finds no problem" \
+	ip netns exec nsB "$T_REPO/build/userspace/ctl/srnicctl" doctor --no-selftest
 
 # 2. On the slaves
 t_check "rdma link delete srnic0" ip netns exec nsA rdma link delete srnic0

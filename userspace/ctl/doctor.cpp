@@ -151,6 +151,20 @@ DoctorCheck check_netdev(const std::string &dev, const Result<DeviceView> &view)
     return problem(CheckStatus::fail, "netdev", dev, to_string(view.error()),
                    "srnicctl dev del " + dev);
   std::string nd = view->netdev.value_or("");
+  // seen from every namespace, checked from its netdev's
+  if (view->netdev_elsewhere) {
+    std::uint64_t inum = *view->netdev_netns;
+    std::optional<std::string> name = netns_name(inum);
+    return {"netdev", dev, CheckStatus::skip,
+            name ? fmt::format("bound to netdev {} in network namespace {}, not this one: "
+                               "doctor checks it there (ip netns exec {} srnicctl doctor)",
+                               nd, *name, *name)
+                 : fmt::format("bound to netdev {} in network namespace net:[{}], not this "
+                               "one: doctor checks it there (nsenter --net=/proc/PID/ns/net "
+                               "srnicctl doctor, PID a process in it)",
+                               nd, inum),
+            {}};
+  }
   if (nd.empty() || !view->netdev_exists)
     return problem(CheckStatus::fail, "netdev", dev,
                    nd.empty() ? "no bound netdev" : fmt::format("netdev {} is gone", nd),
@@ -287,12 +301,11 @@ DoctorCheck check_native_provider(const fs::path &root, const std::string &dev,
                  "in the default mode: rdma link add NAME type srnic netdev IFNAME");
 }
 
-// Appends the checks of one srnic device.
-void check_device(const Sysfs &sysfs, const fs::path &root, const std::string &dev,
+// Appends the checks of one srnic device, dev, whose sysfs view is view.
+void check_device(const fs::path &root, const std::string &dev, const Result<DeviceView> &view,
                   const DoctorOptions &opts, const DevicesByNetdev &by_netdev,
                   std::vector<DoctorCheck> &out) {
   std::size_t first = out.size();
-  Result<DeviceView> view = read_device_view(sysfs, dev);
   out.push_back(check_netdev(dev, view));
   if (!view)
     return;
@@ -332,6 +345,9 @@ void check_device(const Sysfs &sysfs, const fs::path &root, const std::string &d
                               [](const DoctorCheck &c) { return c.status == CheckStatus::fail; });
   if (!opts.selftest) {
     out.push_back({"selftest", dev, CheckStatus::skip, "not run (--no-selftest)", {}});
+  } else if (v.netdev_elsewhere) {
+    out.push_back({"selftest", dev, CheckStatus::skip,
+                   "not run: its netdev is in another network namespace", {}});
   } else if (!healthy || !gid) {
     out.push_back({"selftest", dev, CheckStatus::skip,
                    "not run: fix the problems above first", {}});
@@ -431,12 +447,16 @@ std::vector<DoctorCheck> run_doctor(const Sysfs &sysfs, const fs::path &root,
     return checks;
   }
   checks.push_back(ok("srnic_devices", "", fmt::format("{}", fmt::join(*devs, ", "))));
+  // each device's view read once: the map of netdevs needs them all before the checks
+  std::vector<Result<DeviceView>> views;
   DevicesByNetdev by_netdev;
-  for (const std::string &d : *devs)
-    if (Result<DeviceView> v = read_device_view(sysfs, d); v && v->netdev)
+  for (const std::string &d : *devs) {
+    const Result<DeviceView> &v = views.emplace_back(read_device_view(sysfs, d));
+    if (v && v->netdev && !v->netdev_elsewhere) // names are per namespace
       by_netdev.emplace(*v->netdev, d);
-  for (const std::string &d : *devs)
-    check_device(sysfs, root, d, opts, by_netdev, checks);
+  }
+  for (std::size_t i = 0; i < devs->size(); i++)
+    check_device(root, (*devs)[i], views[i], opts, by_netdev, checks);
   return checks;
 }
 

@@ -34,8 +34,9 @@ void print_device_view(Output &out, const DeviceView &v) {
     if (v.node_guid)
       out.field("node_guid", *v.node_guid);
     out.field("netdev", v.netdev.value_or(""));
-    out.field("netdev_state",
-              v.netdev_exists ? v.operstate.value_or("unknown") : std::string("absent"));
+    out.field("netdev_state", v.netdev_elsewhere ? std::string("other_netns")
+                              : v.netdev_exists  ? v.operstate.value_or("unknown")
+                                                 : std::string("absent"));
     if (v.mtu) {
       out.field("mtu", *v.mtu);
       if (v.kind == "srnic") // srnic's rule; other drivers report their own

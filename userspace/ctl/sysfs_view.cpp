@@ -3,6 +3,7 @@
 
 #include <arpa/inet.h>
 #include <linux/if.h>
+#include <sys/stat.h>
 
 #include <algorithm>
 #include <array>
@@ -235,6 +236,24 @@ void add_unique(std::vector<std::string> &v, std::string s) {
 
 } // namespace
 
+std::optional<std::uint64_t> own_netns() {
+  struct stat st {};
+  if (stat("/proc/self/ns/net", &st) != 0)
+    return std::nullopt;
+  return static_cast<std::uint64_t>(st.st_ino);
+}
+
+std::optional<std::string> netns_name(std::uint64_t inum) {
+  std::error_code ec;
+  for (auto it = std::filesystem::directory_iterator("/run/netns", ec);
+       !ec && it != std::filesystem::directory_iterator(); it.increment(ec)) {
+    struct stat st {};
+    if (stat(it->path().c_str(), &st) == 0 && static_cast<std::uint64_t>(st.st_ino) == inum)
+      return it->path().filename().string();
+  }
+  return std::nullopt;
+}
+
 Result<DeviceView> read_device_view(const Sysfs &sysfs, std::string_view name) {
   std::optional<SrnicAttrs> attrs = srnic_attrs(sysfs, name);
   if (!attrs)
@@ -244,11 +263,16 @@ Result<DeviceView> read_device_view(const Sysfs &sysfs, std::string_view name) {
   std::filesystem::path dir = ib_class / name;
   view.node_guid = read_optional(sysfs, dir / "node_guid");
   view.netdev = attrs->netdev;
-  read_netdev_state(sysfs, view);
+  std::filesystem::path modes = dir / SRNIC_SYSFS_GROUP;
+  if (std::optional<std::string> ns = read_optional(sysfs, modes / SRNIC_SYSFS_NETNS))
+    view.netdev_netns = parse_u64(*ns);
+  std::optional<std::uint64_t> here = own_netns();
+  view.netdev_elsewhere = view.netdev_netns && here && *view.netdev_netns != *here;
+  if (!view.netdev_elsewhere)
+    read_netdev_state(sysfs, view);
   view.ports = read_ports(sysfs, dir);
   view.dcqcn_np = read_enable(sysfs, dir / "roce_np/enable");
   view.dcqcn_rp = read_enable(sysfs, dir / "roce_rp/enable");
-  std::filesystem::path modes = dir / SRNIC_SYSFS_GROUP;
   view.provider = read_optional(sysfs, modes / SRNIC_SYSFS_PROVIDER);
   if (std::optional<std::string> r = read_optional(sysfs, modes / SRNIC_SYSFS_REPATH_TIMEOUTS))
     view.repath_timeouts = parse_u64(*r);

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 //
 // The srnic kernel module's sysfs contract: an RDMA device is an srnic device when
-// class/infiniband/<ibdev>/srnic/ is a directory; its files `version` and `netdev` hold the
-// module version and the name of the net device the RDMA device is bound to.
+// class/infiniband/<ibdev>/srnic/ is a directory; its files `version`, `netdev` and `netns`
+// hold the module version, the name of the net device the RDMA device is bound to and the
+// inode number of that net device's network namespace.
 #pragma once
 
 #include "lib/result.h"
@@ -88,6 +89,12 @@ struct DeviceView {
   std::optional<std::string> driver; // OtherDevice::driver
   std::optional<std::string> node_guid;
   std::optional<std::string> netdev;
+  // The inode number of the netdev's network namespace (srnic/netns; nullopt from a module
+  // without it). netdev_elsewhere: that is not this process's namespace (a device is seen
+  // from every one), and the netdev fields below are left unread: a netdev of that name
+  // here is another one.
+  std::optional<std::uint64_t> netdev_netns;
+  bool netdev_elsewhere = false;
   bool netdev_exists = false;
   std::optional<std::string> operstate; // class/net/<netdev>/operstate: "up", "down", ...
   std::optional<bool> admin_up;         // IFF_UP in class/net/<netdev>/flags
@@ -120,6 +127,14 @@ struct DeviceView {
   std::optional<bool> rx_spread;
   std::optional<bool> tx_batch;
 };
+
+// The inode number of this process's network namespace (stat of /proc/self/ns/net);
+// nullopt when it cannot be read.
+std::optional<std::uint64_t> own_netns();
+
+// The name `ip netns` gives the network namespace of inode number inum (/run/netns/<name>
+// is a bind mount of it); nullopt when none does.
+std::optional<std::string> netns_name(std::uint64_t inum);
 
 // Reads the view of srnic device name; ENODEV if it is not an srnic device.
 Result<DeviceView> read_device_view(const Sysfs &sysfs, std::string_view name);

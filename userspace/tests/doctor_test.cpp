@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "ctl/cli.h"
 #include "ctl/doctor.h"
+#include "ctl/sysfs_view.h"
 #include "ctl/verbs.h"
 #include "fake_host.h"
 
@@ -8,6 +9,7 @@
 #include <cstdlib>
 #include <sstream>
 
+#include <fmt/format.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -293,6 +295,46 @@ TEST_F(Doctor, NetdevGone) {
   EXPECT_EQ(c.status, CheckStatus::fail);
   EXPECT_EQ(c.detail, "netdev vethA is gone");
   EXPECT_THAT(c.fix, HasSubstr("srnicctl dev del srnic0"));
+}
+
+// A device is seen from every network namespace; one whose netdev is in another is checked
+// there. A netdev of the same name here is another one: it is not read, nor counted as a
+// bridge's port with a device.
+TEST_F(Doctor, NetdevInAnotherNamespaceIsCheckedThere) {
+  std::optional<std::uint64_t> here = own_netns();
+  ASSERT_TRUE(here);
+  bridge_port(host_);
+  second_device(host_, "vethB"); // a port of br0 here, but srnic1's vethB is elsewhere
+  host_.dir().write("sys/class/infiniband/srnic1/srnic/netns", fmt::format("{}\n", *here + 1));
+  host_.dir().write("sys/class/infiniband/srnic0/srnic/netns", fmt::format("{}\n", *here));
+  host_.netdev("vethB", false, "down", 300); // not srnic1's: no netdev_up nor mtu failure
+  const std::string p1 = "sys/class/infiniband/srnic1/ports/1/";
+  host_.dir().write(p1 + "state", "4: ACTIVE\n");
+  host_.dir().write(p1 + "gids/1", "0000:0000:0000:0000:0000:ffff:0a63:0002\n");
+  host_.dir().write(p1 + "gid_attrs/types/1", "RoCE v2\n");
+  std::vector<DoctorCheck> checks = run();
+  EXPECT_EQ(count_problems(checks), 0u);
+  std::vector<DoctorCheck> srnic1;
+  for (const DoctorCheck &c : checks)
+    if (c.dev == "srnic1")
+      srnic1.push_back(c);
+  ASSERT_GE(srnic1.size(), 2u);
+  EXPECT_EQ(srnic1.front().check, "netdev");
+  EXPECT_EQ(srnic1.front().status, CheckStatus::skip);
+  EXPECT_THAT(srnic1.front().detail,
+              HasSubstr(fmt::format("bound to netdev vethB in network namespace net:[{}], not "
+                                    "this one: doctor checks it there",
+                                    *here + 1)));
+  for (const DoctorCheck &c : srnic1)
+    EXPECT_TRUE(c.check != "netdev_up" && c.check != "mtu") << c.check;
+  EXPECT_EQ(srnic1.back().check, "selftest");
+  EXPECT_EQ(srnic1.back().status, CheckStatus::skip);
+  EXPECT_THAT(srnic1.back().detail, HasSubstr("another network namespace"));
+  ASSERT_EQ(selftest_calls_.size(), 1u); // srnic0's only
+  EXPECT_EQ(selftest_calls_[0].first, "srnic0");
+  // srnic0, in this namespace, is the only srnic device on br0's ports here
+  EXPECT_EQ(find(checks, "netdev_bridge").status, CheckStatus::ok);
+  EXPECT_EQ(find(checks, "netdev").status, CheckStatus::ok);
 }
 
 TEST_F(Doctor, MtuTooSmall) {

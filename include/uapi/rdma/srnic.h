@@ -46,6 +46,8 @@
  *   /sys/class/infiniband/<dev>/SRNIC_SYSFS_GROUP/
  *       SRNIC_SYSFS_VERSION   module version, "x.y.z\n"
  *       SRNIC_SYSFS_NETDEV    name of the bound netdev, "eth0\n"
+ *       SRNIC_SYSFS_NETNS     inode number of the bound netdev's network
+ *                             namespace (stat() of /proc/PID/ns/net), decimal
  *       SRNIC_SYSFS_REPATH_TIMEOUTS  re-pathing: RC QPs take a new UDP source
  *                             port after this many timeouts, 0-16 (0: off)
  *       SRNIC_SYSFS_RX_STEER  receive steering to the consumer's CPU, 0 or 1
@@ -116,6 +118,7 @@ struct srnic_dc_wr_addr {
 #define SRNIC_SYSFS_GROUP	"srnic"
 #define SRNIC_SYSFS_VERSION	"version"
 #define SRNIC_SYSFS_NETDEV	"netdev"
+#define SRNIC_SYSFS_NETNS	"netns"
 #define SRNIC_SYSFS_REPATH_TIMEOUTS	"repath_timeouts"
 #define SRNIC_SYSFS_RX_STEER	"rx_steer"
 #define SRNIC_SYSFS_RX_SPREAD	"rx_spread"
