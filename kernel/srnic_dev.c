@@ -481,6 +481,48 @@ static int srnic_dev_check_name(const char *name)
  * device (srnic_recv.c: what arrives on a bond is the active slave's
  * device's, or else that of the one device below the bond or bridge).
  */
+/* A netdev below a bond or bridge: does it have a device of its own? */
+static int srnic_dev_lower_has_dev(struct net_device *lower,
+				   struct netdev_nested_priv *priv)
+{
+	struct srnic_dev *sdev = srnic_dev_get_by_netdev(lower);
+
+	if (!sdev)
+		return 0;
+	priv->data = sdev;
+	return 1;
+}
+
+/*
+ * A device on a bond or bridge takes all that arrives there (srnic_recv.c):
+ * one on a port below it gets none of it, whichever was made first.
+ */
+static void srnic_dev_note_shadowing(struct net_device *ndev,
+				     struct net_device *master)
+{
+	struct netdev_nested_priv priv = {};
+	struct srnic_dev *other;
+
+	other = master ? srnic_dev_get_by_netdev(master) : NULL;
+	if (other) {
+		pr_warn("%s has srnic device %s of its own, which takes what arrives on %s: a device on %s gets none of it\n",
+			netdev_name(master), dev_name(&other->ib_dev.dev),
+			netdev_name(master), netdev_name(ndev));
+		ib_device_put(&other->ib_dev);
+		return;
+	}
+	if (!netif_is_bond_master(ndev) && !netif_is_bridge_master(ndev))
+		return;
+	netdev_walk_all_lower_dev_rcu(ndev, srnic_dev_lower_has_dev, &priv);
+	other = priv.data;
+	if (other) {
+		pr_warn("srnic device %s is below %s: a device on %s takes what arrives there, and %s gets none of it\n",
+			dev_name(&other->ib_dev.dev), netdev_name(ndev),
+			netdev_name(ndev), dev_name(&other->ib_dev.dev));
+		ib_device_put(&other->ib_dev);
+	}
+}
+
 static void srnic_dev_note_stacking(struct net_device *ndev)
 {
 	struct net_device *master;
@@ -500,6 +542,7 @@ static void srnic_dev_note_stacking(struct net_device *ndev)
 		pr_notice("%s is a port of bridge %s: the bridge's addresses are this device's GIDs; what arrives on %s is this device's while it is the only srnic device on the bridge's ports\n",
 			  netdev_name(ndev), netdev_name(master),
 			  netdev_name(master));
+	srnic_dev_note_shadowing(ndev, master);
 	rcu_read_unlock();
 }
 

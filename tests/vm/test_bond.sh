@@ -137,6 +137,13 @@ t_check "srnicctl doctor in nsB: srnic0's netdev bond0 is in nsA, checked there"
 	doctor_has nsB srnic0 netdev skip "bound to netdev bond0 in network namespace nsA, not this one"
 t_check "srnicctl doctor in nsB finds no problem" \
 	ip netns exec nsB "$T_REPO/build/userspace/ctl/srnicctl" doctor --no-selftest
+# a device on a port of br0, which has srnic1 of its own: the kernel log says
+# the port's device gets nothing
+t_check "srnic3 on vethD, a port of br0 (srnic1's)" \
+	ip netns exec nsB rdma link add srnic3 type srnic netdev vethD
+t_check "the kernel log says srnic1 on br0 takes what arrives there, srnic3 none of it" \
+	bash -c 'dmesg | grep -q "br0 has srnic device srnic1 of its own, which takes what arrives on br0: a device on vethD gets none of it"'
+t_check "rdma link delete srnic3" ip netns exec nsB rdma link delete srnic3
 
 # 2. On the slaves
 t_check "rdma link delete srnic0" ip netns exec nsA rdma link delete srnic0
@@ -224,6 +231,12 @@ t_check "srnic3 on vethF, the bridge's other port" \
 t_check "srnicctl doctor: srnic1's netdev_bridge warns that srnic3 shares br0's GIDs" \
 	doctor_has nsB srnic1 netdev_bridge warn "the GIDs of srnic1 and of srnic3 on vethF" \
 	"one device on the bridge"
+t_check "rdma link delete srnic3" ip netns exec nsB rdma link delete srnic3
+# and the other way round: a device made on br0 over srnic1's port
+t_check "srnic3 on br0, over srnic1's port vethD" \
+	ip netns exec nsB rdma link add srnic3 type srnic netdev br0
+t_check "the kernel log says srnic3 on br0 takes what arrives there, srnic1 none of it" \
+	bash -c 'dmesg | grep -q "srnic device srnic1 is below br0: a device on br0 takes what arrives there, and srnic1 gets none of it"'
 t_check "rdma link delete srnic3" ip netns exec nsB rdma link delete srnic3
 # DC with the DCT on the port's device: its replies leave through br0
 t_check "native devices: srnic0 on vethE, srnic1 on vethD" relink srnic_native vethE vethD
