@@ -109,8 +109,9 @@ void check_other_rdma(const Sysfs &sysfs, std::vector<DoctorCheck> &out) {
     list.push_back(fmt::format("{}{} on {}", o.name, o.driver ? " (" + *o.driver + ")" : "",
                                o.netdevs.empty() ? "no netdev" : fmt::format("{}", fmt::join(o.netdevs, ","))));
     for (const std::string &d : devs ? *devs : std::vector<std::string>{}) {
-      std::optional<SrnicAttrs> a = srnic_attrs(sysfs, d);
-      if (!a || !a->netdev ||
+      // a netdev name from another namespace is not this one's
+      Result<DeviceView> a = read_device_view(sysfs, d);
+      if (!a || !a->netdev || a->netdev_elsewhere ||
           std::find(o.netdevs.begin(), o.netdevs.end(), *a->netdev) == o.netdevs.end())
         continue;
       shared = true;

@@ -8,6 +8,7 @@
 #include "fake_host.h"
 
 #include <cstdlib>
+#include <fmt/format.h>
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -209,6 +210,20 @@ TEST_F(HwNicDoctor, ConnectXSharingSrnicsNetdevFails) {
   CliRun r = run_on(host_, {"doctor", "--no-selftest"});
   EXPECT_EQ(r.status, EXIT_FAILURE);
   EXPECT_THAT(r.out, HasSubstr("FAIL  other_rdma    srnic0: srnic0 shares netdev vethA"));
+}
+
+// srnic0's netdev vethA is in another namespace: the ConnectX's vethA here is another one.
+TEST_F(HwNicDoctor, SameNameInAnotherNamespaceIsNotShared) {
+  std::optional<std::uint64_t> here = own_netns();
+  ASSERT_TRUE(here);
+  host_.mlx5_roce("mlx5_1", "vethA");
+  host_.dir().write("sys/class/infiniband/srnic0/srnic/netns", fmt::format("{}\n", *here + 1));
+  std::vector<DoctorCheck> checks = run();
+  EXPECT_EQ(count_problems(checks), 0u);
+  auto it = std::find_if(checks.begin(), checks.end(),
+                         [](const DoctorCheck &c) { return c.check == "other_rdma"; });
+  ASSERT_NE(it, checks.end());
+  EXPECT_EQ(it->status, CheckStatus::ok);
 }
 
 } // namespace
