@@ -7,9 +7,11 @@
 #include "ctl/sysfs_view.h"
 #include "fake_host.h"
 
+#include <algorithm>
 #include <cstdlib>
-#include <fmt/format.h>
+#include <stdexcept>
 
+#include <fmt/format.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -169,28 +171,32 @@ protected:
     opts_.selftest = false;
   }
   std::vector<DoctorCheck> run() { return run_doctor(host_.sysfs(), host_.root(), opts_); }
+  // The host-wide other_rdma check, or the first one about a device.
+  static DoctorCheck other_rdma(const std::vector<DoctorCheck> &checks) {
+    auto it = std::find_if(checks.begin(), checks.end(),
+                           [](const DoctorCheck &c) { return c.check == "other_rdma"; });
+    if (it == checks.end())
+      throw std::runtime_error("no other_rdma check");
+    return *it;
+  }
   test::FakeHost host_;
   DoctorOptions opts_;
 };
 
 TEST_F(HwNicDoctor, NoOtherDevice) {
   std::vector<DoctorCheck> checks = run();
-  auto it = std::find_if(checks.begin(), checks.end(),
-                         [](const DoctorCheck &c) { return c.check == "other_rdma"; });
-  ASSERT_NE(it, checks.end());
-  EXPECT_EQ(it->status, CheckStatus::ok);
-  EXPECT_EQ(it->detail, "no RDMA device of another driver on Ethernet");
+  DoctorCheck c = other_rdma(checks);
+  EXPECT_EQ(c.status, CheckStatus::ok);
+  EXPECT_EQ(c.detail, "no RDMA device of another driver on Ethernet");
 }
 
 TEST_F(HwNicDoctor, ConnectXOnItsOwnNetdevIsReported) {
   host_.mlx5_roce("mlx5_1", "eth0");
   std::vector<DoctorCheck> checks = run();
   EXPECT_EQ(count_problems(checks), 0u);
-  auto it = std::find_if(checks.begin(), checks.end(),
-                         [](const DoctorCheck &c) { return c.check == "other_rdma"; });
-  ASSERT_NE(it, checks.end());
-  EXPECT_EQ(it->status, CheckStatus::ok);
-  EXPECT_EQ(it->detail, "RDMA devices of other drivers: mlx5_1 (mlx5_core) on eth0 (srnic "
+  DoctorCheck c = other_rdma(checks);
+  EXPECT_EQ(c.status, CheckStatus::ok);
+  EXPECT_EQ(c.detail, "RDMA devices of other drivers: mlx5_1 (mlx5_core) on eth0 (srnic "
                         "refuses their netdevs)");
 }
 
@@ -198,14 +204,12 @@ TEST_F(HwNicDoctor, ConnectXSharingSrnicsNetdevFails) {
   host_.mlx5_roce("mlx5_1", "vethA");
   std::vector<DoctorCheck> checks = run();
   EXPECT_EQ(count_problems(checks), 1u);
-  auto it = std::find_if(checks.begin(), checks.end(),
-                         [](const DoctorCheck &c) { return c.check == "other_rdma"; });
-  ASSERT_NE(it, checks.end());
-  EXPECT_EQ(it->status, CheckStatus::fail);
-  EXPECT_EQ(it->dev, "srnic0");
-  EXPECT_THAT(it->detail,
+  DoctorCheck c = other_rdma(checks);
+  EXPECT_EQ(c.status, CheckStatus::fail);
+  EXPECT_EQ(c.dev, "srnic0");
+  EXPECT_THAT(c.detail,
               HasSubstr("srnic0 shares netdev vethA with RDMA device mlx5_1 (driver mlx5_core)"));
-  EXPECT_THAT(it->fix, HasSubstr("srnicctl dev del srnic0"));
+  EXPECT_THAT(c.fix, HasSubstr("srnicctl dev del srnic0"));
 
   CliRun r = run_on(host_, {"doctor", "--no-selftest"});
   EXPECT_EQ(r.status, EXIT_FAILURE);
@@ -220,10 +224,8 @@ TEST_F(HwNicDoctor, SameNameInAnotherNamespaceIsNotShared) {
   host_.dir().write("sys/class/infiniband/srnic0/srnic/netns", fmt::format("{}\n", *here + 1));
   std::vector<DoctorCheck> checks = run();
   EXPECT_EQ(count_problems(checks), 0u);
-  auto it = std::find_if(checks.begin(), checks.end(),
-                         [](const DoctorCheck &c) { return c.check == "other_rdma"; });
-  ASSERT_NE(it, checks.end());
-  EXPECT_EQ(it->status, CheckStatus::ok);
+  DoctorCheck c = other_rdma(checks);
+  EXPECT_EQ(c.status, CheckStatus::ok);
 }
 
 } // namespace
