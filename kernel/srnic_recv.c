@@ -24,7 +24,11 @@
  * active slave's device (or to every one below, without an active slave),
  * and what arrives on the master is that device's, or the one device's
  * below it (srnic_recv_master_dev()).
+ *
+ * Macvlans: what arrives on a macvlan of a device's netdev, in the same
+ * namespace, is that device's (ib_core gives it the macvlan's addresses).
  */
+#include <linux/if_macvlan.h>
 #include <linux/if_vlan.h>
 #include <linux/inetdevice.h>
 #include <linux/interrupt.h>
@@ -655,6 +659,23 @@ static struct srnic_dev *srnic_recv_master_dev(struct net_device *master)
  * looped-back packet arrives on lo: it is for the netdev holding its
  * destination address.
  */
+/*
+ * The netdev below a macvlan of the same namespace, or @ndev. ib_core lists
+ * a macvlan's addresses among the GIDs of the device of the netdev below it
+ * (the macvlan is an upper of it), also from another namespace; there srnic
+ * has no socket, and the macvlan's traffic is not carried (README.md).
+ * Context: RCU read side.
+ */
+static struct net_device *srnic_recv_macvlan_lower(struct net_device *ndev)
+{
+	struct net_device *lower;
+
+	if (!netif_is_macvlan(ndev))
+		return ndev;
+	lower = macvlan_dev_real_dev(ndev);
+	return net_eq(dev_net(lower), dev_net(ndev)) ? lower : ndev;
+}
+
 static struct srnic_dev *srnic_recv_dev(struct sk_buff *skb, u16 *vlan_id)
 {
 	struct net_device *ndev = skb->dev;
@@ -666,6 +687,10 @@ static struct srnic_dev *srnic_recv_dev(struct sk_buff *skb, u16 *vlan_id)
 		ndev = srnic_recv_loopback_ndev(skb);
 	if (ndev) {
 		sdev = srnic_dev_get_by_netdev(ndev);
+		if (!sdev && netif_is_macvlan(ndev)) {
+			ndev = srnic_recv_macvlan_lower(ndev);
+			sdev = srnic_dev_get_by_netdev(ndev);
+		}
 		if (is_vlan_dev(ndev)) {
 			*vlan_id = vlan_dev_vlan_id(ndev);
 			ndev = vlan_dev_real_dev(ndev);
