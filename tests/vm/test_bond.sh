@@ -111,6 +111,25 @@ dc_through() {
 		test "$tx" -ge "$n"
 }
 
+# late_vlan LABEL UPPER: mcast_verbs' late scenario on srnic0 (nsA): UPPER.300,
+# a VLAN of UPPER (a bond or bridge above srnic0's netdev) made after the
+# attach, must join the group; the sender is srnic1 on br0.300 (nsB). Both
+# VLANs are deleted after it
+late_vlan() {
+	local label=$1 upper=$2 g out
+	ip -n nsB link add link br0 name br0.300 type vlan id 300 &&
+		ip -n nsB addr add 10.97.0.2/24 dev br0.300 &&
+		ip -n nsB link set br0.300 up
+	g=$(ready roce_gid_index srnic1 10.97.0.2)
+	echo "ip link add link $upper name $upper.300 type vlan id 300 &&
+		ip addr add 10.97.0.1/24 dev $upper.300 && ip link set $upper.300 up" >/tmp/late_vlan.sh
+	out=$(MCAST_VERBS_LATE="sh /tmp/late_vlan.sh" with_timeout 300 \
+		ip netns exec nsA "$MV" srnic0 "$upper.300" srnic1 "${g:-0}" 2>&1)
+	t_from_output mcast_verbs $? "$(sed -E "s/^(ok|not ok) /\1 [$label] /" <<<"$out")" '*'
+	ip -n nsA link del "$upper.300"
+	ip -n nsB link del br0.300
+}
+
 SNAP_DEVS="srnic0 srnic1 srnic2"
 dmesg -C
 # no bond0 of the module's own in the root namespace
@@ -169,17 +188,7 @@ if t_check "build mcast_verbs.c against libibverbs" \
 	cc -O2 -Wall -Werror -o "$MV" tests/vm/mcast_verbs.c -libverbs; then
 	out=$(with_timeout 300 ip netns exec nsA "$MV" srnic0 bond0 srnic1 "${G1:-0}" 2>&1)
 	t_from_output mcast_verbs $? "$(sed -E "s/^(ok|not ok) /\1 [bond] /" <<<"$out")" 'caps:*'
-	ip -n nsB link add link br0 name br0.300 type vlan id 300 &&
-		ip -n nsB addr add 10.97.0.2/24 dev br0.300 &&
-		ip -n nsB link set br0.300 up
-	G3=$(ready roce_gid_index srnic1 10.97.0.2)
-	echo 'ip link add link bond0 name bond0.300 type vlan id 300 &&
-		ip addr add 10.97.0.1/24 dev bond0.300 && ip link set bond0.300 up' >/tmp/late_bondvlan.sh
-	out=$(MCAST_VERBS_LATE="sh /tmp/late_bondvlan.sh" with_timeout 300 \
-		ip netns exec nsA "$MV" srnic0 bond0.300 srnic1 "${G3:-0}" 2>&1)
-	t_from_output mcast_verbs $? "$(sed -E "s/^(ok|not ok) /\1 [bond VLAN] /" <<<"$out")" '*'
-	ip -n nsA link del bond0.300
-	ip -n nsB link del br0.300
+	late_vlan "bond VLAN" bond0
 fi
 
 t_check "failover: bond0's active slave set to vethE" \
@@ -269,16 +278,7 @@ if [ -x "$MV" ]; then
 		ip -n nsA link set vethE nomaster &&
 		ip -n nsA link add brA type bridge stp_state 0 &&
 		ip -n nsA link set bond0 master brA && ip -n nsA link set brA up'
-	ip -n nsB link add link br0 name br0.300 type vlan id 300 &&
-		ip -n nsB addr add 10.97.0.2/24 dev br0.300 &&
-		ip -n nsB link set br0.300 up
-	G3=$(ready roce_gid_index srnic1 10.97.0.2)
-	echo 'ip link add link brA name brA.300 type vlan id 300 &&
-		ip addr add 10.97.0.1/24 dev brA.300 && ip link set brA.300 up' >/tmp/late_brvlan.sh
-	out=$(MCAST_VERBS_LATE="sh /tmp/late_brvlan.sh" with_timeout 300 \
-		ip netns exec nsA "$MV" srnic0 brA.300 srnic1 "${G3:-0}" 2>&1)
-	t_from_output mcast_verbs $? \
-		"$(sed -E "s/^(ok|not ok) /\1 [VLAN of a bridge over the bond] /" <<<"$out")" '*'
+	late_vlan "VLAN of a bridge over the bond" brA
 fi
 srnic_pair_down
 t_summary
