@@ -80,6 +80,30 @@ TEST(DeviceView, ReadsEverything) {
   EXPECT_EQ(v->provider, "rxe");
 }
 
+// srnic/netns names the netdev's namespace: this one's reads the netdev; another's leaves
+// it unread (a same-named netdev here is another one), and show says other_netns.
+TEST(DeviceView, NetdevInAnotherNamespace) {
+  test::FakeHost host;
+  std::optional<std::uint64_t> here = own_netns();
+  ASSERT_TRUE(here);
+  host.dir().write("sys/class/infiniband/srnic0/srnic/netns", std::to_string(*here) + "\n");
+  Result<DeviceView> v = read_device_view(host.sysfs(), "srnic0");
+  ASSERT_TRUE(v) << to_string(v.error());
+  EXPECT_EQ(v->netdev_netns, *here);
+  EXPECT_FALSE(v->netdev_elsewhere);
+  EXPECT_EQ(v->mtu, 1500u);
+
+  host.dir().write("sys/class/infiniband/srnic0/srnic/netns", std::to_string(*here + 1) + "\n");
+  v = read_device_view(host.sysfs(), "srnic0");
+  ASSERT_TRUE(v) << to_string(v.error());
+  EXPECT_TRUE(v->netdev_elsewhere);
+  EXPECT_FALSE(v->netdev_exists);
+  EXPECT_FALSE(v->mtu);
+  CliRun r = run_on(host, {"show"});
+  ASSERT_EQ(r.status, EXIT_SUCCESS) << r.err;
+  EXPECT_THAT(r.out, testing::HasSubstr("netdev vethA netdev_state other_netns "));
+}
+
 TEST(DeviceView, NotSrnic) {
   test::FakeHost host;
   Result<DeviceView> v = read_device_view(host.sysfs(), "mlx5_0");
