@@ -472,15 +472,6 @@ static int srnic_dev_check_name(const char *name)
 	return srnic_ib_name_taken(name) ? srnic_dev_name_taken(name) : 0;
 }
 
-/*
- * Say what a device bound to a netdev stacked on another, or under one,
- * will get: ib_core gives the IP addresses of a VLAN to the RDMA device of
- * its real netdev (roce_gid_mgmt.c), never to one bound to the VLAN;
- * those of a bond to the device of its active slave, or to every slave's
- * device in the modes without one; those of a bridge to every port's
- * device (srnic_recv.c: what arrives on a bond is the active slave's
- * device's, or else that of the one device below the bond or bridge).
- */
 /* A netdev below a bond or bridge: does it have a device of its own? */
 static int srnic_dev_lower_has_dev(struct net_device *lower,
 				   struct netdev_nested_priv *priv)
@@ -523,6 +514,15 @@ static void srnic_dev_note_shadowing(struct net_device *ndev,
 	}
 }
 
+/*
+ * Say what a device bound to a netdev stacked on another, or under one,
+ * will get: ib_core gives the IP addresses of a VLAN to the RDMA device of
+ * its real netdev (roce_gid_mgmt.c), never to one bound to the VLAN;
+ * those of a bond to the device of its active slave, or to every slave's
+ * device in the modes without one; those of a bridge to every port's
+ * device (srnic_recv.c: what arrives on a bond is the active slave's
+ * device's, or else that of the one device below the bond or bridge).
+ */
 static void srnic_dev_note_stacking(struct net_device *ndev)
 {
 	struct net_device *master;

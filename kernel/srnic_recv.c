@@ -648,6 +648,21 @@ static struct srnic_dev *srnic_recv_master_dev(struct net_device *master)
 }
 
 /*
+ * The netdev below macvlan @ndev if it is of the same namespace, or @ndev.
+ * ib_core lists a macvlan's addresses among the GIDs of the device of the
+ * netdev below it (the macvlan is an upper of it), also from another
+ * namespace; there srnic has no socket, and the macvlan's traffic is not
+ * carried (README.md).
+ * Context: RCU read side.
+ */
+static struct net_device *srnic_recv_macvlan_lower(struct net_device *ndev)
+{
+	struct net_device *lower = macvlan_dev_real_dev(ndev);
+
+	return net_eq(dev_net(lower), dev_net(ndev)) ? lower : ndev;
+}
+
+/*
  * The device a received packet is for, and the VLAN it came on (*@vlan_id:
  * the VID, or SRNIC_NO_VLAN). It is the device bound to the netdev the
  * packet arrived on or, when that is a VLAN of another netdev, the device
@@ -655,27 +670,10 @@ static struct srnic_dev *srnic_recv_master_dev(struct net_device *master)
  * of the device on its real netdev, and a QP sending from such a GID sends
  * through the VLAN. A bond or bridge (or a VLAN of one) with no device
  * of its own gives the packet to a device below it, for the same reason
- * (srnic_recv_master_dev()). A
- * looped-back packet arrives on lo: it is for the netdev holding its
- * destination address.
+ * (srnic_recv_master_dev()), and a macvlan gives it to the device of the
+ * netdev below it (srnic_recv_macvlan_lower()). A looped-back packet
+ * arrives on lo: it is for the netdev holding its destination address.
  */
-/*
- * The netdev below a macvlan of the same namespace, or @ndev. ib_core lists
- * a macvlan's addresses among the GIDs of the device of the netdev below it
- * (the macvlan is an upper of it), also from another namespace; there srnic
- * has no socket, and the macvlan's traffic is not carried (README.md).
- * Context: RCU read side.
- */
-static struct net_device *srnic_recv_macvlan_lower(struct net_device *ndev)
-{
-	struct net_device *lower;
-
-	if (!netif_is_macvlan(ndev))
-		return ndev;
-	lower = macvlan_dev_real_dev(ndev);
-	return net_eq(dev_net(lower), dev_net(ndev)) ? lower : ndev;
-}
-
 static struct srnic_dev *srnic_recv_dev(struct sk_buff *skb, u16 *vlan_id)
 {
 	struct net_device *ndev = skb->dev;
