@@ -328,7 +328,10 @@ static void srnic_recv_qp(struct srnic_qp *qp, struct srnic_pkt *pkt)
  * struct srnic_rx_cpu - packets steered to one CPU
  * @queue: the packets, each holding a reference of its QP (skb->cb);
  *	@queue.lock protects it
- * @csd: the IPI that schedules @run on the CPU
+ * @csd: the IPI that schedules @run on the CPU; sent under @queue.lock:
+ *	smp_call_function_single_async() tests and sets the csd's lock
+ *	non-atomically, and two senders at once could queue it twice (a
+ *	cycle in the CPU's call-function list, walked forever)
  * @run: runs the queue, in softirq (srnic_recv_steered())
  */
 struct srnic_rx_cpu {
@@ -430,7 +433,7 @@ static bool srnic_recv_steer(struct srnic_qp *qp, struct srnic_pkt *pkt,
 	struct sk_buff *skb = pkt->skb;
 	struct srnic_rx_cpu *rc;
 	unsigned long flags;
-	bool kick;
+	bool kick, lost;
 	int cpu;
 
 	if (!qp->rx_task)
@@ -471,13 +474,16 @@ static bool srnic_recv_steer(struct srnic_qp *qp, struct srnic_pkt *pkt,
 	}
 	kick = skb_queue_empty(&rc->queue);
 	__skb_queue_tail(&rc->queue, skb);
+	/*
+	 * A queue that was not empty has its kick on the way already; so has
+	 * one whose IPI is still pending (-EBUSY): it runs the whole queue.
+	 */
+	lost = kick && smp_call_function_single_async(cpu, &rc->csd) &&
+	       !cpu_online(cpu);
 	spin_unlock_irqrestore(&rc->queue.lock, flags);
 	srnic_count(qp->sdev, spread ? SRNIC_CNT_RX_SPREAD :
 					SRNIC_CNT_RX_STEERED);
-
-	/* A queue that was not empty has its kick on the way already. */
-	if (kick && smp_call_function_single_async(cpu, &rc->csd) &&
-	    !cpu_online(cpu))
+	if (lost)
 		tasklet_schedule(&rc->run);	/* gone down: drain it here */
 	return true;
 }

@@ -518,6 +518,8 @@ static void srnic_sched_ipi(void *info)
 {
 	struct srnic_qp *qp = info;
 
+	/* The csd is free again: the next hand-over may send it. */
+	clear_bit(SRNIC_TX_IPI, &qp->tx_flags);
 	tasklet_schedule(&qp->tx_tasklet);
 	srnic_qp_put(qp);
 }
@@ -600,8 +602,15 @@ static void srnic_sched_queue(struct srnic_qp *qp)
  * TX tasklet, which runs it in softirq - at once, where a worker could
  * wait long behind a process busy-polling its CQ. The IPI holds a QP
  * reference: destroy_qp() waits for the last one before it kills the
- * tasklet. One already on its way does the job (-EBUSY); without an
- * owner online, the work item runs it.
+ * tasklet. One already on its way does the job; without an owner online,
+ * the work item runs it.
+ *
+ * Runners on two CPUs may hand over at once, and
+ * smp_call_function_single_async() tests and sets the csd's lock
+ * non-atomically: both could queue it, twice in the owner's call-function
+ * list, a cycle the owner then walks forever (seen in a CI run). So
+ * SRNIC_TX_IPI picks the one sender; the IPI clears it, after the kernel
+ * has taken the csd off that list.
  */
 static void srnic_sched_hand_over(struct srnic_qp *qp)
 {
@@ -609,11 +618,14 @@ static void srnic_sched_hand_over(struct srnic_qp *qp)
 
 	srnic_count(qp->sdev, SRNIC_CNT_TX_HANDOVER);
 	if (cpu >= 0 && refcount_inc_not_zero(&qp->ref)) {
-		if (!smp_call_function_single_async(cpu, &qp->tx_csd))
-			return;
+		if (!test_and_set_bit(SRNIC_TX_IPI, &qp->tx_flags)) {
+			if (!smp_call_function_single_async(cpu, &qp->tx_csd))
+				return;
+			clear_bit(SRNIC_TX_IPI, &qp->tx_flags);
+		}
 		srnic_qp_put(qp);
 		if (cpu_online(cpu))
-			return;		/* -EBUSY: one is pending */
+			return;		/* one is on its way */
 	}
 	srnic_sched_queue(qp);
 }

@@ -83,6 +83,7 @@ enum {
 	SRNIC_TX_RUNNING,	/* tx body is running somewhere */
 	SRNIC_TX_AGAIN,		/* run it once more when it finishes */
 	SRNIC_TX_BLOCKED,	/* stopped by srnic_sched_full(): kick at low mark */
+	SRNIC_TX_IPI,		/* a hand-over IPI is on its way (tx_csd's one sender) */
 };
 
 int srnic_sched_init(void);
