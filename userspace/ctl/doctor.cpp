@@ -89,10 +89,15 @@ DoctorCheck check_provider(const fs::path &root) {
   return ok("rxe_provider", "", fmt::format("rxe provider {}", plugin));
 }
 
+// The srnic devices by the netdev each is bound to, in this namespace (names are per
+// namespace).
+using DevicesByNetdev = std::map<std::string, std::string>;
+
 // Other drivers' RDMA devices on Ethernet (hardware RoCE NICs such as mlx5): srnic refuses
 // their netdevs, and an srnic device that shares one (the other device came later) loses its
 // packets to the hardware. One check per srnic device sharing a netdev; one otherwise.
-void check_other_rdma(const Sysfs &sysfs, std::vector<DoctorCheck> &out) {
+void check_other_rdma(const Sysfs &sysfs, const DevicesByNetdev &by_netdev,
+                      std::vector<DoctorCheck> &out) {
   Result<std::vector<OtherDevice>> others = other_devices(sysfs);
   if (!others) {
     out.push_back(problem(CheckStatus::warn, "other_rdma", "", to_string(others.error()), ""));
@@ -104,25 +109,23 @@ void check_other_rdma(const Sysfs &sysfs, std::vector<DoctorCheck> &out) {
   }
   std::vector<std::string> list;
   bool shared = false;
-  Result<std::vector<std::string>> devs = srnic_devices(sysfs);
   for (const OtherDevice &o : *others) {
     list.push_back(fmt::format("{}{} on {}", o.name, o.driver ? " (" + *o.driver + ")" : "",
                                o.netdevs.empty() ? "no netdev" : fmt::format("{}", fmt::join(o.netdevs, ","))));
-    for (const std::string &d : devs ? *devs : std::vector<std::string>{}) {
-      // a netdev name from another namespace is not this one's
-      Result<DeviceView> a = read_device_view(sysfs, d);
-      if (!a || !a->netdev || a->netdev_elsewhere ||
-          std::find(o.netdevs.begin(), o.netdevs.end(), *a->netdev) == o.netdevs.end())
+    for (const std::string &nd : o.netdevs) {
+      auto it = by_netdev.find(nd);
+      if (it == by_netdev.end())
         continue;
+      const std::string &d = it->second;
       shared = true;
       out.push_back(problem(
           CheckStatus::fail, "other_rdma", d,
           fmt::format("{} shares netdev {} with RDMA device {}{}: both answer RoCEv2 on its "
                       "addresses, and a hardware NIC takes the packets first",
-                      d, *a->netdev, o.name, o.driver ? " (driver " + *o.driver + ")" : ""),
+                      d, nd, o.name, o.driver ? " (driver " + *o.driver + ")" : ""),
           fmt::format("use {} on {}, or move srnic: srnicctl dev del {} && srnicctl dev add {} "
                       "netdev OTHER_IFNAME",
-                      o.name, *a->netdev, d, d)));
+                      o.name, nd, d, d)));
     }
   }
   if (!shared)
@@ -172,9 +175,6 @@ DoctorCheck check_netdev(const std::string &dev, const Result<DeviceView> &view)
                    readd_fix(dev));
   return ok("netdev", dev, fmt::format("bound to netdev {}", nd));
 }
-
-// The srnic devices by the netdev each is bound to.
-using DevicesByNetdev = std::map<std::string, std::string>;
 
 // netdev_bond, netdev_bridge: nd is a bond's slave or a bridge's port. ib_core lists the
 // master's addresses among the GIDs of the devices below it: of the active slave's device
@@ -367,11 +367,16 @@ void check_device(const fs::path &root, const std::string &dev, const Result<Dev
   }
 }
 
+// The failed srnic_devices check of srnic devices that cannot be listed.
+DoctorCheck unlisted(const Error &e) {
+  return problem(CheckStatus::fail, "srnic_devices", "", to_string(e), "");
+}
+
 // The srnic devices; when they cannot be listed, a failed srnic_devices check says why.
 Result<std::vector<std::string>> list_devices(const Sysfs &sysfs, std::vector<DoctorCheck> &out) {
   Result<std::vector<std::string>> devs = srnic_devices(sysfs);
   if (!devs)
-    out.push_back(problem(CheckStatus::fail, "srnic_devices", "", to_string(devs.error()), ""));
+    out.push_back(unlisted(devs.error()));
   return devs;
 }
 
@@ -438,24 +443,27 @@ std::vector<DoctorCheck> run_doctor(const Sysfs &sysfs, const fs::path &root,
   checks.push_back(check_module(sysfs));
   checks.push_back(check_rxe(sysfs));
   checks.push_back(check_provider(root));
-  check_other_rdma(sysfs, checks);
-  Result<std::vector<std::string>> devs = list_devices(sysfs, checks);
-  if (!devs)
+  // each device's view read once: other_rdma and the bond and bridge checks need the map
+  // of netdevs before the devices' own checks
+  Result<std::vector<std::string>> devs = srnic_devices(sysfs);
+  std::vector<Result<DeviceView>> views;
+  DevicesByNetdev by_netdev;
+  for (const std::string &d : devs ? *devs : std::vector<std::string>{}) {
+    const Result<DeviceView> &v = views.emplace_back(read_device_view(sysfs, d));
+    if (v && v->netdev && !v->netdev_elsewhere)
+      by_netdev.emplace(*v->netdev, d);
+  }
+  check_other_rdma(sysfs, by_netdev, checks);
+  if (!devs) {
+    checks.push_back(unlisted(devs.error()));
     return checks;
+  }
   if (devs->empty()) {
     checks.push_back(problem(CheckStatus::fail, "srnic_devices", "", "no srnic device",
                              "srnicctl dev add srnic0 netdev IFNAME (an Ethernet netdev)"));
     return checks;
   }
   checks.push_back(ok("srnic_devices", "", fmt::format("{}", fmt::join(*devs, ", "))));
-  // each device's view read once: the map of netdevs needs them all before the checks
-  std::vector<Result<DeviceView>> views;
-  DevicesByNetdev by_netdev;
-  for (const std::string &d : *devs) {
-    const Result<DeviceView> &v = views.emplace_back(read_device_view(sysfs, d));
-    if (v && v->netdev && !v->netdev_elsewhere) // names are per namespace
-      by_netdev.emplace(*v->netdev, d);
-  }
   for (std::size_t i = 0; i < devs->size(); i++)
     check_device(root, (*devs)[i], views[i], opts, by_netdev, checks);
   return checks;
