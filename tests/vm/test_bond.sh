@@ -70,6 +70,29 @@ is_active() { [ "$(active_slave)" = "$1" ]; }
 # no_gid DEV IP: DEV has no RoCEv2 GID of IP
 no_gid() { ! roce_gid_index "$1" "$2"; }
 
+# bond_mac: bond0's MAC (its slaves' too); fdb_on PORT: br0 forwards to
+# bond0's MAC through PORT
+bond_mac() { ip -n nsA -br link show bond0 | awk '{ print $3 }'; }
+fdb_on() { bridge -n nsB fdb show br br0 | grep -qi "^$(bond_mac) dev $1 "; }
+
+# l2_state: what the bond and the bridge knew, printed when traffic failed
+l2_state() {
+	local d
+	echo "  | bond0 $(bond_mac), active slave $(active_slave); br0's fdb entry:"
+	bridge -n nsB fdb show br br0 | grep -i "^$(bond_mac)" | sed 's/^/  |   /'
+	echo "  | nsB neigh: $(ip -n nsB neigh show 10.98.0.1)"
+	for d in vethC vethE; do
+		echo "  | $d rx $(ip netns exec nsA cat /sys/class/net/$d/statistics/rx_packets)" \
+			"dropped $(ip netns exec nsA cat /sys/class/net/$d/statistics/rx_dropped)"
+	done
+	for d in srnic0 srnic1 srnic2; do
+		[ -e "/sys/class/infiniband/$d" ] &&
+			echo "  | $d sent $(delta $d sent_pkts) rcvd $(delta $d rcvd_pkts)" \
+				"no_route $(delta $d send_no_route) no_qp $(delta $d rcvd_no_qp)" \
+				"retransmits $(delta $d retransmits)"
+	done
+}
+
 # traffic NAME SDEV GID_S CDEV GID_C: an RC pingpong and an rping between
 # SDEV (nsA) and CDEV (nsB); SDEV must receive what they sent
 traffic() {
@@ -77,7 +100,8 @@ traffic() {
 	snap
 	pair "$name: ibv_rc_pingpong, 4 KiB x 100, data checked" \
 		ibv_rc_pingpong -d "$sdev" -g "$gs" -n 100 -s 4096 -c -- \
-		ibv_rc_pingpong -d "$cdev" -g "$gc" -n 100 -s 4096 -c 10.99.0.1
+		ibv_rc_pingpong -d "$cdev" -g "$gc" -n 100 -s 4096 -c 10.99.0.1 ||
+		l2_state
 	# 100 x 4 KiB, 4 packets each at IB MTU 1024
 	t_check "$name: $sdev received the pingpong's packets (>= 400)" \
 		test "$(delta "$sdev" rcvd_pkts)" -ge 400
@@ -197,6 +221,14 @@ t_check "bond0's active slave is vethE" ready is_active vethE
 G2=$(ready roce_gid_index srnic2 10.98.0.1)
 t_check "after the failover the bond's GID is srnic2's (#$G2)" test -n "$G2"
 t_check "and no longer srnic0's" ready no_gid srnic0 10.98.0.1
+# br0 learns that bond0's MAC moved behind vethF from the bond's gratuitous
+# ARP on failover; were it not sent or lost, a host's own traffic through
+# the bond would teach it: a ping stands in for that, and says so
+if ! settle fdb_on vethF; then
+	echo "# br0 had not learned bond0's move to vethE in 5 s: a ping through bond0"
+	ip netns exec nsA ping -c 1 -W 2 -I bond0 10.98.0.2 >/dev/null
+fi
+t_check "br0 forwards to bond0's MAC through vethF (to vethE)" ready fdb_on vethF
 traffic "after failover, on vethE" srnic2 "${G2:-0}" srnic1 "${G1:-0}"
 
 t_eq "no ICRC errors" "$(counter srnic0 rcvd_icrc_err)$(counter srnic1 rcvd_icrc_err)$(counter srnic2 rcvd_icrc_err)" 000
