@@ -602,8 +602,9 @@ static void srnic_sched_queue(struct srnic_qp *qp)
  * TX tasklet, which runs it in softirq - at once, where a worker could
  * wait long behind a process busy-polling its CQ. The IPI holds a QP
  * reference: destroy_qp() waits for the last one before it kills the
- * tasklet. One already on its way does the job; without an owner online,
- * the work item runs it.
+ * tasklet. One already on its way does the job (an owner going offline
+ * runs the IPIs queued to it first); without an owner online, or when the
+ * QP is going, the work item runs it.
  *
  * Runners on two CPUs may hand over at once, and
  * smp_call_function_single_async() tests and sets the csd's lock
@@ -617,15 +618,15 @@ static void srnic_sched_hand_over(struct srnic_qp *qp)
 	int cpu = srnic_sched_owner(qp);
 
 	srnic_count(qp->sdev, SRNIC_CNT_TX_HANDOVER);
-	if (cpu >= 0 && refcount_inc_not_zero(&qp->ref)) {
-		if (!test_and_set_bit(SRNIC_TX_IPI, &qp->tx_flags)) {
+	if (cpu >= 0) {
+		if (test_and_set_bit(SRNIC_TX_IPI, &qp->tx_flags))
+			return;		/* one is on its way */
+		if (refcount_inc_not_zero(&qp->ref)) {
 			if (!smp_call_function_single_async(cpu, &qp->tx_csd))
 				return;
-			clear_bit(SRNIC_TX_IPI, &qp->tx_flags);
+			srnic_qp_put(qp);
 		}
-		srnic_qp_put(qp);
-		if (cpu_online(cpu))
-			return;		/* one is on its way */
+		clear_bit(SRNIC_TX_IPI, &qp->tx_flags);
 	}
 	srnic_sched_queue(qp);
 }
