@@ -340,6 +340,8 @@ int srnic_query_pkey(struct ib_device *ibdev, u32 port_num, u16 index,
 enum rdma_link_layer srnic_get_link_layer(struct ib_device *ibdev,
 					  u32 port_num);
 void srnic_port_update(struct srnic_dev *sdev, struct net_device *ndev);
+bool srnic_port_netns_ok(struct srnic_dev *sdev, const struct net_device *ndev);
+extern const struct ib_device_ops srnic_port_ops;
 
 /* srnic_mcast.c */
 struct srnic_qp;

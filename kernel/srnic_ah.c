@@ -13,22 +13,48 @@
 
 #include "srnic.h"
 
+/*
+ * The netdev of @sgid_attr, in srnic_av.ifindex: a path's packets are
+ * routed by it in the namespace of the device's netdev (srnic_xmit.c).
+ * srnic refuses the GIDs of netdevs in other namespaces (srnic_add_gid());
+ * one that moved there since is refused here too (-EOPNOTSUPP), rather than
+ * routed by an ifindex that means another netdev here, or none.
+ */
+static int srnic_av_ifindex(struct srnic_av *av,
+			    const struct ib_gid_attr *sgid_attr)
+{
+	struct net_device *ndev;
+	int err = 0;
+
+	rcu_read_lock();
+	ndev = rdma_read_gid_attr_ndev_rcu(sgid_attr);
+	if (IS_ERR(ndev))
+		err = -EINVAL;
+	else if (!srnic_port_netns_ok(to_srnic_dev(sgid_attr->device), ndev))
+		err = -EOPNOTSUPP;
+	else
+		av->ifindex = ndev->ifindex;
+	rcu_read_unlock();
+	return err;
+}
+
 /**
  * srnic_av_from_attr() - resolve an ah_attr into an srnic path
  * @av: filled in
  * @attr: the attributes; must carry a GRH with a RoCEv2 source GID
  *
- * Return: 0, or -EINVAL when the attributes cannot describe a RoCEv2 path.
+ * Return: 0, -EINVAL when the attributes cannot describe a RoCEv2 path, or
+ * -EOPNOTSUPP when the source GID's netdev is in another namespace.
  */
 int srnic_av_from_attr(struct srnic_av *av, const struct rdma_ah_attr *attr)
 {
 	const struct ib_global_route *grh;
 	const struct ib_gid_attr *sgid_attr;
-	struct net_device *ndev;
 	union {
 		struct sockaddr_in in;
 		struct sockaddr_in6 in6;
 	} sa;
+	int err;
 
 	if (!(rdma_ah_get_ah_flags(attr) & IB_AH_GRH))
 		return -EINVAL;
@@ -38,14 +64,9 @@ int srnic_av_from_attr(struct srnic_av *av, const struct rdma_ah_attr *attr)
 		return -EINVAL;
 
 	memset(av, 0, sizeof(*av));
-	rcu_read_lock();
-	ndev = rdma_read_gid_attr_ndev_rcu(sgid_attr);
-	if (IS_ERR(ndev)) {
-		rcu_read_unlock();
-		return -EINVAL;
-	}
-	av->ifindex = ndev->ifindex;
-	rcu_read_unlock();
+	err = srnic_av_ifindex(av, sgid_attr);
+	if (err)
+		return err;
 
 	if (ipv6_addr_v4mapped((struct in6_addr *)grh->dgid.raw) !=
 	    ipv6_addr_v4mapped((struct in6_addr *)sgid_attr->gid.raw))

@@ -411,11 +411,7 @@ static const struct ib_device_ops srnic_dev_ops = {
 	.disassociate_ucontext = srnic_disassociate_ucontext,
 	.device_group = &srnic_dev_attr_group,
 	.get_dev_fw_str = srnic_get_dev_fw_str,
-	.get_link_layer = srnic_get_link_layer,
-	.get_port_immutable = srnic_get_port_immutable,
 	.query_device = srnic_query_device,
-	.query_pkey = srnic_query_pkey,
-	.query_port = srnic_query_port,
 
 	INIT_RDMA_OBJ_SIZE(ib_pd, srnic_pd, ibpd),
 	INIT_RDMA_OBJ_SIZE(ib_ucontext, srnic_ucontext, ibuc),
@@ -427,6 +423,7 @@ static const struct ib_device_ops srnic_dev_ops = {
  */
 static const struct ib_device_ops *const srnic_ops_tables[] = {
 	&srnic_dev_ops,
+	&srnic_port_ops,
 	&srnic_queue_ops,
 	&srnic_cq_ops,
 	&srnic_srq_ops,

@@ -148,6 +148,57 @@ enum rdma_link_layer srnic_get_link_layer(struct ib_device *ibdev,
 }
 
 /**
+ * srnic_port_netns_ok() - may a GID on @ndev be @sdev's?
+ * @sdev: the device
+ * @ndev: the GID's netdev: the device's own, or an upper of it
+ *
+ * ib_core lists the addresses of every upper of the device's netdev among
+ * its GIDs (roce_gid_mgmt.c), also of one moved into another network
+ * namespace (a container's macvlan or VLAN). srnic carries RoCE only in
+ * the namespace of its netdev, where its sockets are (srnic_net.c) and
+ * where its packets are routed (srnic_xmit.c); a device bound to @ndev in
+ * its own namespace carries the rest. Says so in the kernel log when not.
+ *
+ * Context: any; RCU read side when @ndev is not held otherwise.
+ * Return: true if @ndev is in the namespace of @sdev's netdev.
+ */
+bool srnic_port_netns_ok(struct srnic_dev *sdev, const struct net_device *ndev)
+{
+	if (likely(net_eq(dev_net(ndev), dev_net(sdev->ndev))))
+		return true;
+	ibdev_warn_ratelimited(&sdev->ib_dev,
+			       "%s is in another network namespace than %s: srnic carries RoCE only in its netdev's namespace, and its addresses are no GIDs of this device; a device bound to %s in its namespace carries them\n",
+			       netdev_name(ndev), netdev_name(sdev->ndev),
+			       netdev_name(ndev));
+	return false;
+}
+
+/*
+ * ib_core's GID table calls these for each GID it adds or deletes: a GID
+ * srnic refuses (-EOPNOTSUPP) is not listed, so neither RDMA-CM nor a user
+ * picks an address whose packets would be lost. Nothing to undo on delete.
+ */
+static int srnic_add_gid(const struct ib_gid_attr *attr, void **context)
+{
+	return srnic_port_netns_ok(to_srnic_dev(attr->device), attr->ndev) ?
+	       0 : -EOPNOTSUPP;
+}
+
+static int srnic_del_gid(const struct ib_gid_attr *attr, void **context)
+{
+	return 0;
+}
+
+const struct ib_device_ops srnic_port_ops = {
+	.add_gid = srnic_add_gid,
+	.del_gid = srnic_del_gid,
+	.get_link_layer = srnic_get_link_layer,
+	.get_port_immutable = srnic_get_port_immutable,
+	.query_pkey = srnic_query_pkey,
+	.query_port = srnic_query_port,
+};
+
+/**
  * srnic_port_update() - follow a netdev state change
  * @sdev: the device bound to @ndev
  * @ndev: its netdev

@@ -656,9 +656,8 @@ static struct srnic_dev *srnic_recv_master_dev(struct net_device *master)
 /*
  * The netdev below macvlan @ndev if it is of the same namespace, or @ndev.
  * ib_core lists a macvlan's addresses among the GIDs of the device of the
- * netdev below it (the macvlan is an upper of it), also from another
- * namespace; there srnic has no socket, and the macvlan's traffic is not
- * carried (README.md).
+ * netdev below it (the macvlan is an upper of it); srnic takes them only
+ * from a macvlan in its netdev's namespace (srnic_port_netns_ok()).
  * Context: RCU read side.
  */
 static struct net_device *srnic_recv_macvlan_lower(struct net_device *ndev)

@@ -24,7 +24,10 @@
 #    through the VLAN the request came on. Then the VLANs deleted under an
 #    ib_write_bw on them: the deletion returns, both ends end, the devices
 #    work on. A macvlan of each netdev in its namespace: its address is a
-#    GID of the device below, and RC pingpong and rping run on it.
+#    GID of the device below, and RC pingpong and rping run on it. Then the
+#    macvlan moved into a third namespace, as a container's: srnic refuses
+#    the GID ib_core offers the device below for it, with a kernel log
+#    line, and a device bound to the macvlan there carries RC and RDMA-CM.
 # 2. srnic bound to the VLAN netdev itself (rdma link add ... netdev
 #    vethA.100): ib_core gives such a device only its link-local GID (the
 #    VLAN's addresses go to the device of the real netdev), and srnic's
@@ -208,7 +211,34 @@ t_eq "srnic0's GID #$G0 is on mvA" "$(gid_ndev srnic0 "${G0:-0}")" mvA
 rc_counted "on the macvlans" "${G0:-0}" "${G1:-0}" 50
 pair "on the macvlans: rping (RDMA-CM) to 10.95.0.1, 10 x 1 KiB, data verified" \
 	rping -s -a 10.95.0.1 -C 10 -S 1024 -V -- rping -c -a 10.95.0.1 -C 10 -S 1024 -V
-ip -n nsA link del mvA
+
+# mvA moved into nsC, as a container's macvlan is: ib_core offers its
+# address as a GID of srnic0 again (mvA is still an upper of vethA), but
+# srnic carries RoCE only in vethA's namespace, refuses it and says so in
+# the kernel log. Before session 38 srnic0 listed it, RDMA-CM in nsC picked
+# it, and its packets were routed in nsA by mvA's ifindex and lost. A
+# device bound to mvA in nsC carries it, RDMA-CM's pick too
+t_check "mvA moved into nsC, 10.95.0.1 there" bash -c '
+	ip netns add nsC && ip -n nsA link set mvA netns nsC &&
+	ip -n nsC link set lo up && ip -n nsC addr add 10.95.0.1/24 dev mvA &&
+	ip -n nsC link set mvA up'
+t_check "the kernel log says mvA's addresses are no GIDs of srnic0, and why" ready bash -c \
+	"dmesg | grep -q 'srnic0: mvA is in another network namespace than vethA: srnic carries RoCE only'"
+t_check "srnic0 has no GID of 10.95.0.1 (mvA, in nsC)" ready no_gid srnic0 10.95.0.1
+t_check "srnic9 on mvA, in nsC" ip netns exec nsC rdma link add srnic9 type srnic netdev mvA
+G9=$(ready roce_gid_index srnic9 10.95.0.1)
+PAIR_SERVER_NS=nsB PAIR_CLIENT_NS=nsC \
+	pair "srnic9 in nsC: ibv_rc_pingpong to srnic1, 4 KiB x 20, data checked" \
+	ibv_rc_pingpong -d srnic1 -g "${G1:-0}" -n 20 -s 4096 -c -- \
+	ibv_rc_pingpong -d srnic9 -g "${G9:-0}" -n 20 -s 4096 -c 10.95.0.2
+s9=$(counter srnic9 sent_pkts)
+PAIR_SERVER_NS=nsB PAIR_CLIENT_NS=nsC \
+	pair "from nsC: rping (RDMA-CM) to 10.95.0.2, 10 x 1 KiB, data verified" \
+	rping -s -a 10.95.0.2 -C 10 -S 1024 -V -- rping -c -a 10.95.0.2 -C 10 -S 1024 -V
+t_check "RDMA-CM in nsC picked srnic9: it sent the rping's packets" \
+	test "$(counter srnic9 sent_pkts)" -gt "${s9:-0}"
+t_check "rdma link delete srnic9" ip netns exec nsC rdma link delete srnic9
+ip netns del nsC
 ip -n nsB link del mvB
 
 # 1c. DC on the VLAN's GIDs (native devices): a DCT answers from an
