@@ -180,8 +180,15 @@ bool srnic_port_netns_ok(struct srnic_dev *sdev, const struct net_device *ndev)
  */
 static int srnic_add_gid(const struct ib_gid_attr *attr, void **context)
 {
-	return srnic_port_netns_ok(to_srnic_dev(attr->device), attr->ndev) ?
-	       0 : -EOPNOTSUPP;
+	struct net_device *ndev;
+	int err = 0;
+
+	rcu_read_lock();
+	ndev = rcu_dereference(attr->ndev);
+	if (ndev && !srnic_port_netns_ok(to_srnic_dev(attr->device), ndev))
+		err = -EOPNOTSUPP;
+	rcu_read_unlock();
+	return err;
 }
 
 static int srnic_del_gid(const struct ib_gid_attr *attr, void **context)
